@@ -1,0 +1,241 @@
+// Package incidentlib holds the domain types of the incident library: the
+// case, the controlled vocabulary, and the errors every face of the product
+// shares. It depends on the standard library only, and it embeds the corpus
+// (cases/*.yaml and vocab.yaml) so that binaries need no files at run time.
+package incidentlib
+
+import (
+	"embed"
+	"io/fs"
+)
+
+//go:embed vocab.yaml cases
+var corpusFS embed.FS
+
+// CorpusFS returns the embedded corpus: vocab.yaml and the cases folder.
+func CorpusFS() fs.FS { return corpusFS }
+
+// Text is a piece of prose in both of the library's languages.
+type Text struct {
+	EN string `json:"en" yaml:"en"`
+	KO string `json:"ko" yaml:"ko"`
+}
+
+// In returns the text in lang ("ko" or "en"), falling back to the other
+// language when that one is empty.
+func (t Text) In(lang string) string {
+	if lang == "en" {
+		if t.EN != "" {
+			return t.EN
+		}
+		return t.KO
+	}
+	if t.KO != "" {
+		return t.KO
+	}
+	return t.EN
+}
+
+// Item is one entry of a list of remediation steps or action items.
+type Item struct {
+	Text Text `json:"text" yaml:"text" il:"required"`
+}
+
+// Impact says what the incident affected, as the write-up states it.
+type Impact struct {
+	Scope  string `json:"scope" yaml:"scope" il:"required"`
+	Users  string `json:"users" yaml:"users" il:"required"`
+	Region string `json:"region" yaml:"region" il:"required"`
+}
+
+// Timeline holds the durations the write-up gives, as Go duration strings
+// ("4m", "2h30m"), or nil where it gives none.
+type Timeline struct {
+	DetectedAfter *string `json:"detected_after" yaml:"detected_after"`
+	ResolvedAfter *string `json:"resolved_after" yaml:"resolved_after"`
+}
+
+// Source is a public write-up a case is based on.
+type Source struct {
+	URL      string  `json:"url" yaml:"url" il:"required"`
+	Kind     string  `json:"kind" yaml:"kind" il:"required"`
+	License  string  `json:"license" yaml:"license" il:"required"`
+	Archived *string `json:"archived" yaml:"archived"`
+}
+
+// Review records who wrote a case and who reviewed it. A case is unreviewed
+// while ReviewedAt is nil.
+type Review struct {
+	WrittenBy  string  `json:"written_by" yaml:"written_by" il:"required"`
+	ReviewedAt *string `json:"reviewed_at" yaml:"reviewed_at"`
+	ReviewedBy *string `json:"reviewed_by" yaml:"reviewed_by"`
+}
+
+// Case is one incident, structured. Its JSON form is the shape the API serves.
+type Case struct {
+	ID           string   `json:"id" yaml:"id" il:"required"`
+	Org          string   `json:"org" yaml:"org" il:"required"`
+	OrgSlug      string   `json:"org_slug" yaml:"org_slug" il:"required"`
+	Date         string   `json:"date" yaml:"date" il:"required"`
+	DateKind     string   `json:"date_kind" yaml:"date_kind" il:"required"`
+	Domain       []string `json:"domain" yaml:"domain" il:"required"`
+	RootCause    string   `json:"root_cause" yaml:"root_cause" il:"required"`
+	Symptoms     []string `json:"symptoms" yaml:"symptoms" il:"required"`
+	Components   []string `json:"components" yaml:"components" il:"required"`
+	Contributing []string `json:"contributing" yaml:"contributing"`
+	Severity     string   `json:"severity" yaml:"severity" il:"required"`
+	Title        Text     `json:"title" yaml:"title" il:"required"`
+	Summary      Text     `json:"summary" yaml:"summary" il:"required"`
+	Trigger      Text     `json:"trigger" yaml:"trigger" il:"required"`
+	SymptomsText Text     `json:"symptoms_text" yaml:"symptoms_text" il:"required"`
+	Detection    Text     `json:"detection" yaml:"detection" il:"required"`
+	Lessons      Text     `json:"lessons" yaml:"lessons" il:"required"`
+	Impact       Impact   `json:"impact" yaml:"impact" il:"required"`
+	Timeline     Timeline `json:"timeline" yaml:"timeline"`
+	Remediation  []Item   `json:"remediation" yaml:"remediation"`
+	ActionItems  []Item   `json:"action_items" yaml:"action_items"`
+	Sources      []Source `json:"sources" yaml:"sources" il:"required"`
+	Docs         []string `json:"docs" yaml:"docs"`
+	Related      []string `json:"related" yaml:"related"`
+	RecurrenceOf *string  `json:"recurrence_of" yaml:"recurrence_of"`
+	Review       Review   `json:"review" yaml:"review" il:"required"`
+	UpdatedAt    string   `json:"updated_at" yaml:"updated_at" il:"required"`
+	// URL is the case's canonical web address. It is derived from the
+	// configured base URL and never stored in a case file.
+	URL string `json:"url" yaml:"-"`
+	// Private cases are visible only to the holder of the write token.
+	Private bool `json:"-" yaml:"-"`
+}
+
+// Reviewed reports whether a person has reviewed the case.
+func (c *Case) Reviewed() bool { return c.Review.ReviewedAt != nil && *c.Review.ReviewedAt != "" }
+
+// Year returns the year of the case's date, or 0 when the date is malformed.
+func (c *Case) Year() int {
+	if len(c.Date) < 4 {
+		return 0
+	}
+	y := 0
+	for _, r := range c.Date[:4] {
+		if r < '0' || r > '9' {
+			return 0
+		}
+		y = y*10 + int(r-'0')
+	}
+	return y
+}
+
+// Normalize replaces nil slices with empty ones so that the JSON form always
+// carries lists, never null.
+func (c *Case) Normalize() {
+	for _, p := range []*[]string{&c.Domain, &c.Symptoms, &c.Components, &c.Contributing, &c.Docs, &c.Related} {
+		if *p == nil {
+			*p = []string{}
+		}
+	}
+	if c.Remediation == nil {
+		c.Remediation = []Item{}
+	}
+	if c.ActionItems == nil {
+		c.ActionItems = []Item{}
+	}
+	if c.Sources == nil {
+		c.Sources = []Source{}
+	}
+}
+
+// Term is one controlled vocabulary term. Every term is also a topic.
+type Term struct {
+	ID          string `json:"id" yaml:"id" il:"required"`
+	Label       Text   `json:"label" yaml:"label" il:"required"`
+	Description Text   `json:"description" yaml:"description" il:"required"`
+	// Reserved marks a term that no case uses yet but that is kept on purpose.
+	Reserved bool `json:"reserved,omitempty" yaml:"reserved"`
+}
+
+// Vocabulary names, in the order pages and facets show them.
+const (
+	VocabDomain       = "domain"
+	VocabSymptoms     = "symptoms"
+	VocabRootCause    = "root_cause"
+	VocabComponents   = "components"
+	VocabContributing = "contributing"
+	VocabSeverity     = "severity"
+	VocabSourceKind   = "source_kind"
+)
+
+// VocabNames lists every vocabulary in display order.
+var VocabNames = []string{VocabDomain, VocabSymptoms, VocabRootCause, VocabComponents, VocabContributing, VocabSeverity, VocabSourceKind}
+
+// Vocab is the set of controlled vocabularies, keyed by vocabulary name.
+type Vocab struct {
+	Lists map[string][]Term
+	index map[string]map[string]*Term
+}
+
+// NewVocab builds a Vocab from its lists.
+func NewVocab(lists map[string][]Term) *Vocab {
+	v := &Vocab{Lists: lists, index: map[string]map[string]*Term{}}
+	for name, terms := range lists {
+		m := map[string]*Term{}
+		for i := range terms {
+			m[terms[i].ID] = &terms[i]
+		}
+		v.index[name] = m
+	}
+	return v
+}
+
+// Term returns the term id of vocabulary name, or nil when there is none.
+func (v *Vocab) Term(name, id string) *Term {
+	if v == nil {
+		return nil
+	}
+	return v.index[name][id]
+}
+
+// Has reports whether vocabulary name holds the term id.
+func (v *Vocab) Has(name, id string) bool { return v.Term(name, id) != nil }
+
+// IDs returns the term ids of vocabulary name in file order.
+func (v *Vocab) IDs(name string) []string {
+	var ids []string
+	for _, t := range v.Lists[name] {
+		ids = append(ids, t.ID)
+	}
+	return ids
+}
+
+// Label returns the label of a term in lang, or the id itself when the term
+// is unknown.
+func (v *Vocab) Label(name, id, lang string) string {
+	if t := v.Term(name, id); t != nil {
+		return t.Label.In(lang)
+	}
+	return id
+}
+
+// CaseTerms returns the terms a case uses in vocabulary name.
+func CaseTerms(c *Case, name string) []string {
+	switch name {
+	case VocabDomain:
+		return c.Domain
+	case VocabSymptoms:
+		return c.Symptoms
+	case VocabRootCause:
+		return []string{c.RootCause}
+	case VocabComponents:
+		return c.Components
+	case VocabContributing:
+		return c.Contributing
+	case VocabSeverity:
+		return []string{c.Severity}
+	case VocabSourceKind:
+		var ks []string
+		for _, s := range c.Sources {
+			ks = append(ks, s.Kind)
+		}
+		return ks
+	}
+	return nil
+}

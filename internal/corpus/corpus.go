@@ -1,0 +1,354 @@
+// Package corpus loads and validates the case files and the vocabulary, and
+// writes cases back as YAML. Every problem it finds carries its file and line.
+package corpus
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"path"
+	"reflect"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/incidentlib/incidentlib"
+)
+
+// Corpus is a loaded, validated set of cases and their vocabulary.
+type Corpus struct {
+	Vocab *incidentlib.Vocab
+	Cases []*incidentlib.Case // sorted by id
+	byID  map[string]*incidentlib.Case
+}
+
+// Case returns the case id, or nil.
+func (c *Corpus) Case(id string) *incidentlib.Case { return c.byID[id] }
+
+// NewCorpus indexes cases (sorted by id) under vocab.
+func NewCorpus(v *incidentlib.Vocab, cases []*incidentlib.Case) *Corpus {
+	sort.Slice(cases, func(i, j int) bool { return cases[i].ID < cases[j].ID })
+	c := &Corpus{Vocab: v, Cases: cases, byID: map[string]*incidentlib.Case{}}
+	for _, k := range cases {
+		c.byID[k.ID] = k
+	}
+	return c
+}
+
+// Result is what loading a corpus found: the valid cases and every problem.
+type Result struct {
+	Corpus   *Corpus
+	Problems Problems
+	Files    int // case files read
+}
+
+// vocabFile is the shape of vocab.yaml.
+type vocabFile struct {
+	Domain       []incidentlib.Term `yaml:"domain" il:"required"`
+	RootCause    []incidentlib.Term `yaml:"root_cause" il:"required"`
+	Symptoms     []incidentlib.Term `yaml:"symptoms" il:"required"`
+	Components   []incidentlib.Term `yaml:"components" il:"required"`
+	Contributing []incidentlib.Term `yaml:"contributing" il:"required"`
+	Severity     []incidentlib.Term `yaml:"severity" il:"required"`
+	SourceKind   []incidentlib.Term `yaml:"source_kind" il:"required"`
+}
+
+var termID = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+
+// ParseVocab reads vocab.yaml.
+func ParseVocab(file string, data []byte) (*incidentlib.Vocab, Problems) {
+	var vf vocabFile
+	pos, probs := decodeFile(file, data, &vf)
+	if len(probs) > 0 && pos == nil {
+		return nil, probs
+	}
+	lists := map[string][]incidentlib.Term{
+		incidentlib.VocabDomain: vf.Domain, incidentlib.VocabRootCause: vf.RootCause,
+		incidentlib.VocabSymptoms: vf.Symptoms, incidentlib.VocabComponents: vf.Components,
+		incidentlib.VocabContributing: vf.Contributing, incidentlib.VocabSeverity: vf.Severity,
+		incidentlib.VocabSourceKind: vf.SourceKind,
+	}
+	for _, name := range incidentlib.VocabNames {
+		seen := map[string]bool{}
+		for i, t := range lists[name] {
+			p := fmt.Sprintf("%s[%d]", name, i)
+			if !termID.MatchString(t.ID) {
+				probs = append(probs, Problem{file, pos.line(p + ".id"), fmt.Sprintf("term id %q is not valid; use lower-case letters, digits and hyphens", t.ID)})
+			}
+			if seen[t.ID] {
+				probs = append(probs, Problem{file, pos.line(p + ".id"), fmt.Sprintf("term %q appears twice in %s", t.ID, name)})
+			}
+			seen[t.ID] = true
+			probs = append(probs, checkTexts(file, pos, p, reflect.ValueOf(t))...)
+		}
+	}
+	if len(probs) > 0 {
+		return nil, probs
+	}
+	return incidentlib.NewVocab(lists), nil
+}
+
+// checkTexts finds every Text inside v and reports an empty language.
+func checkTexts(file string, pos positions, p string, v reflect.Value) []Problem {
+	var probs []Problem
+	switch v.Kind() {
+	case reflect.Struct:
+		if v.Type() == reflect.TypeOf(incidentlib.Text{}) {
+			t := v.Interface().(incidentlib.Text)
+			if strings.TrimSpace(t.EN) == "" {
+				probs = append(probs, Problem{file, pos.line(p), fmt.Sprintf("%s has no English text; every text needs both en and ko", p)})
+			}
+			if strings.TrimSpace(t.KO) == "" {
+				probs = append(probs, Problem{file, pos.line(p), fmt.Sprintf("%s has no Korean text; every text needs both en and ko", p)})
+			}
+			return probs
+		}
+		for i := 0; i < v.NumField(); i++ {
+			f := v.Type().Field(i)
+			name := strings.Split(f.Tag.Get("yaml"), ",")[0]
+			if name == "" || name == "-" {
+				continue
+			}
+			probs = append(probs, checkTexts(file, pos, join(p, name), v.Field(i))...)
+		}
+	case reflect.Slice:
+		for i := 0; i < v.Len(); i++ {
+			probs = append(probs, checkTexts(file, pos, fmt.Sprintf("%s[%d]", p, i), v.Index(i))...)
+		}
+	}
+	return probs
+}
+
+var (
+	caseID  = regexp.MustCompile(`^IL-[0-9]{4}$`)
+	slugRE  = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+	dateFmt = "2006-01-02"
+)
+
+// ParseCase decodes one case file and checks everything that can be checked
+// without the other cases. The returned positions serve later checks.
+func ParseCase(file string, data []byte, v *incidentlib.Vocab) (*incidentlib.Case, positions, Problems) {
+	var c incidentlib.Case
+	pos, probs := decodeFile(file, data, &c)
+	if pos == nil {
+		return nil, nil, probs
+	}
+	probs = append(probs, checkCase(file, pos, &c, v)...)
+	c.Normalize()
+	return &c, pos, probs
+}
+
+func checkCase(file string, pos positions, c *incidentlib.Case, v *incidentlib.Vocab) []Problem {
+	var probs []Problem
+	add := func(p, format string, args ...any) {
+		probs = append(probs, Problem{file, pos.line(p), fmt.Sprintf(format, args...)})
+	}
+	if c.ID != "" && !caseID.MatchString(c.ID) {
+		add("id", "id %q is not valid; expected IL- and four digits, such as IL-0049", c.ID)
+	}
+	if base := strings.TrimSuffix(path.Base(file), ".yaml"); c.ID != "" && base != c.ID {
+		add("id", "id %q does not match the file name %q; name the file %s.yaml", c.ID, path.Base(file), c.ID)
+	}
+	if c.OrgSlug != "" && !slugRE.MatchString(c.OrgSlug) {
+		add("org_slug", "org_slug %q is not valid; use lower-case letters, digits and hyphens", c.OrgSlug)
+	}
+	if c.Date != "" {
+		if _, err := time.Parse(dateFmt, c.Date); err != nil {
+			add("date", "date %q is not a valid date; expected YYYY-MM-DD", c.Date)
+		}
+	}
+	if c.DateKind != "" && c.DateKind != "incident" && c.DateKind != "published" {
+		add("date_kind", "date_kind %q is not valid; expected incident or published", c.DateKind)
+	}
+	if c.UpdatedAt != "" {
+		if _, err := time.Parse(time.RFC3339, c.UpdatedAt); err != nil {
+			add("updated_at", "updated_at %q is not an RFC 3339 time; expected e.g. 2026-11-30T00:00:00Z", c.UpdatedAt)
+		}
+	}
+	if ra := c.Review.ReviewedAt; ra != nil {
+		if _, err := time.Parse(time.RFC3339, *ra); err != nil {
+			add("review.reviewed_at", "review.reviewed_at %q is not an RFC 3339 time; expected e.g. 2026-11-30T00:00:00Z, or null", *ra)
+		}
+	}
+	if (c.Review.ReviewedAt == nil) != (c.Review.ReviewedBy == nil) {
+		add("review", "review.reviewed_at and review.reviewed_by go together; set both or leave both null")
+	}
+	for _, d := range []struct {
+		p string
+		v *string
+	}{{"timeline.detected_after", c.Timeline.DetectedAfter}, {"timeline.resolved_after", c.Timeline.ResolvedAfter}} {
+		if d.v == nil {
+			continue
+		}
+		if dur, err := time.ParseDuration(*d.v); err != nil || dur < 0 {
+			add(d.p, "%s %q is not a duration; expected a Go duration such as 4m or 2h30m, or null", d.p, *d.v)
+		}
+	}
+	checkTerms := func(p, vocab string, ids []string, min int) {
+		if len(ids) < min {
+			add(p, "%s is empty; expected at least %d term from vocab.yaml %s", p, min, vocab)
+		}
+		seen := map[string]bool{}
+		for i, id := range ids {
+			ip := fmt.Sprintf("%s[%d]", p, i)
+			if seen[id] {
+				add(ip, "%s lists %q twice", p, id)
+			}
+			seen[id] = true
+			if !v.Has(vocab, id) {
+				add(ip, "%s: unknown term %q; expected a term of vocab.yaml %s (%s)", p, id, vocab, strings.Join(v.IDs(vocab), ", "))
+			}
+		}
+	}
+	checkTerms("domain", incidentlib.VocabDomain, c.Domain, 1)
+	checkTerms("symptoms", incidentlib.VocabSymptoms, c.Symptoms, 1)
+	checkTerms("components", incidentlib.VocabComponents, c.Components, 1)
+	checkTerms("contributing", incidentlib.VocabContributing, c.Contributing, 0)
+	if c.RootCause != "" {
+		checkTerms("root_cause", incidentlib.VocabRootCause, []string{c.RootCause}, 1)
+	}
+	if c.Severity != "" {
+		checkTerms("severity", incidentlib.VocabSeverity, []string{c.Severity}, 1)
+	}
+	if len(c.Sources) == 0 {
+		add("sources", "a case needs at least one source: the public write-up it is based on")
+	}
+	for i, s := range c.Sources {
+		p := fmt.Sprintf("sources[%d]", i)
+		checkURL(add, p+".url", s.URL)
+		if s.Archived != nil {
+			checkURL(add, p+".archived", *s.Archived)
+		}
+		if s.Kind != "" && !v.Has(incidentlib.VocabSourceKind, s.Kind) {
+			add(p+".kind", "%s.kind: unknown source kind %q; expected one of %s", p, s.Kind, strings.Join(v.IDs(incidentlib.VocabSourceKind), ", "))
+		}
+	}
+	for i, d := range c.Docs {
+		checkURL(add, fmt.Sprintf("docs[%d]", i), d)
+	}
+	for i, r := range c.Related {
+		if !caseID.MatchString(r) {
+			add(fmt.Sprintf("related[%d]", i), "related id %q is not valid; expected IL- and four digits", r)
+		} else if r == c.ID {
+			add(fmt.Sprintf("related[%d]", i), "related lists the case itself (%s); list other cases only", r)
+		}
+	}
+	if r := c.RecurrenceOf; r != nil {
+		if !caseID.MatchString(*r) {
+			add("recurrence_of", "recurrence_of %q is not valid; expected IL- and four digits, or null", *r)
+		} else if *r == c.ID {
+			add("recurrence_of", "recurrence_of names the case itself (%s); name an earlier case or null", *r)
+		}
+	}
+	probs = append(probs, checkTexts(file, pos, "", reflect.ValueOf(*c))...)
+	return probs
+}
+
+func checkURL(add func(p, format string, args ...any), p, s string) {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		add(p, "%s %q is not an absolute http(s) URL; expected e.g. https://example.com/postmortem", p, s)
+	}
+}
+
+// Load reads vocab.yaml and cases/*.yaml from fsys. A case with any problem
+// is left out of the corpus; all problems are returned, sorted by file and line.
+func Load(fsys fs.FS, vocabFS fs.FS) (*Result, error) {
+	if vocabFS == nil {
+		vocabFS = fsys
+	}
+	vdata, err := fs.ReadFile(vocabFS, "vocab.yaml")
+	if err != nil {
+		return nil, fmt.Errorf("read vocab.yaml: %w", err)
+	}
+	vocab, vprobs := ParseVocab("vocab.yaml", vdata)
+	if vprobs != nil {
+		return &Result{Problems: vprobs}, nil
+	}
+	entries, err := fs.ReadDir(fsys, "cases")
+	if err != nil {
+		return nil, fmt.Errorf("read the cases folder: %w", err)
+	}
+	res := &Result{}
+	type loaded struct {
+		c    *incidentlib.Case
+		file string
+		pos  positions
+		bad  bool
+	}
+	var all []*loaded
+	for _, e := range entries {
+		if e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		file := "cases/" + e.Name()
+		if !strings.HasSuffix(e.Name(), ".yaml") {
+			res.Problems = append(res.Problems, Problem{file, 1, "a file in cases/ that is not a case; case files are named IL-NNNN.yaml"})
+			continue
+		}
+		res.Files++
+		data, err := fs.ReadFile(fsys, file)
+		if err != nil {
+			res.Problems = append(res.Problems, Problem{file, 1, "cannot read the file: " + errors.Unwrap(err).Error()})
+			continue
+		}
+		c, pos, probs := ParseCase(file, data, vocab)
+		res.Problems = append(res.Problems, probs...)
+		if c != nil {
+			all = append(all, &loaded{c, file, pos, len(probs) > 0})
+		}
+	}
+	ids := map[string]*loaded{}
+	for _, l := range all {
+		if l.c.ID == "" {
+			continue
+		}
+		if first, dup := ids[l.c.ID]; dup {
+			res.Problems = append(res.Problems, Problem{l.file, l.pos.line("id"), fmt.Sprintf("id %s is already used by %s; every case needs its own id", l.c.ID, first.file)})
+			l.bad = true
+			continue
+		}
+		ids[l.c.ID] = l
+	}
+	var good []*incidentlib.Case
+	for _, l := range all {
+		for i, r := range l.c.Related {
+			if caseID.MatchString(r) && r != l.c.ID && ids[r] == nil {
+				p := fmt.Sprintf("related[%d]", i)
+				res.Problems = append(res.Problems, Problem{l.file, l.pos.line(p), fmt.Sprintf("related case %s does not exist; list ids of cases in cases/", r)})
+				l.bad = true
+			}
+		}
+		if r := l.c.RecurrenceOf; r != nil && caseID.MatchString(*r) && *r != l.c.ID && ids[*r] == nil {
+			res.Problems = append(res.Problems, Problem{l.file, l.pos.line("recurrence_of"), fmt.Sprintf("recurrence_of names %s, which does not exist; name a case in cases/ or null", *r)})
+			l.bad = true
+		}
+		if !l.bad {
+			good = append(good, l.c)
+		}
+	}
+	sort.SliceStable(res.Problems, func(i, j int) bool {
+		a, b := res.Problems[i], res.Problems[j]
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		return a.Line < b.Line
+	})
+	res.Corpus = NewCorpus(vocab, good)
+	return res, nil
+}
+
+// LoadEmbedded loads the corpus built into the binary. It fails when the
+// embedded corpus has any problem, which the tests prevent.
+func LoadEmbedded() (*Corpus, error) {
+	res, err := Load(incidentlib.CorpusFS(), nil)
+	if err != nil {
+		return nil, err
+	}
+	if len(res.Problems) > 0 {
+		return nil, fmt.Errorf("the embedded corpus is invalid:\n%w", res.Problems)
+	}
+	return res.Corpus, nil
+}
