@@ -96,11 +96,14 @@ func checkTexts(file string, pos positions, p string, v reflect.Value) []Problem
 	switch v.Kind() {
 	case reflect.Struct:
 		if v.Type() == reflect.TypeOf(incidentlib.Text{}) {
+			if p != "" && !pos.usable(p) {
+				return nil // missing or malformed: already reported
+			}
 			t := v.Interface().(incidentlib.Text)
-			if strings.TrimSpace(t.EN) == "" {
+			if strings.TrimSpace(t.EN) == "" && pos[join(p, "en")] >= 0 {
 				probs = append(probs, Problem{file, pos.line(p), fmt.Sprintf("%s has no English text; every text needs both en and ko", p)})
 			}
-			if strings.TrimSpace(t.KO) == "" {
+			if strings.TrimSpace(t.KO) == "" && pos[join(p, "ko")] >= 0 {
 				probs = append(probs, Problem{file, pos.line(p), fmt.Sprintf("%s has no Korean text; every text needs both en and ko", p)})
 			}
 			return probs
@@ -187,6 +190,9 @@ func checkCase(file string, pos positions, c *incidentlib.Case, v *incidentlib.V
 		}
 	}
 	checkTerms := func(p, vocab string, ids []string, min int) {
+		if !pos.usable(p) {
+			return
+		}
 		if len(ids) < min {
 			add(p, "%s is empty; expected at least %d term from vocab.yaml %s", p, min, vocab)
 		}
@@ -212,7 +218,7 @@ func checkCase(file string, pos positions, c *incidentlib.Case, v *incidentlib.V
 	if c.Severity != "" {
 		checkTerms("severity", incidentlib.VocabSeverity, []string{c.Severity}, 1)
 	}
-	if len(c.Sources) == 0 {
+	if len(c.Sources) == 0 && pos.usable("sources") {
 		add("sources", "a case needs at least one source: the public write-up it is based on")
 	}
 	for i, s := range c.Sources {
@@ -301,6 +307,15 @@ func Load(fsys fs.FS, vocabFS fs.FS) (*Result, error) {
 		}
 	}
 	ids := map[string]*loaded{}
+	exists := map[string]bool{} // ids of every case file, valid or not
+	for _, e := range entries {
+		if stem := strings.TrimSuffix(e.Name(), ".yaml"); caseID.MatchString(stem) {
+			exists[stem] = true
+		}
+	}
+	for _, l := range all {
+		exists[l.c.ID] = true
+	}
 	for _, l := range all {
 		if l.c.ID == "" {
 			continue
@@ -315,13 +330,13 @@ func Load(fsys fs.FS, vocabFS fs.FS) (*Result, error) {
 	var good []*incidentlib.Case
 	for _, l := range all {
 		for i, r := range l.c.Related {
-			if caseID.MatchString(r) && r != l.c.ID && ids[r] == nil {
+			if caseID.MatchString(r) && r != l.c.ID && !exists[r] {
 				p := fmt.Sprintf("related[%d]", i)
 				res.Problems = append(res.Problems, Problem{l.file, l.pos.line(p), fmt.Sprintf("related case %s does not exist; list ids of cases in cases/", r)})
 				l.bad = true
 			}
 		}
-		if r := l.c.RecurrenceOf; r != nil && caseID.MatchString(*r) && *r != l.c.ID && ids[*r] == nil {
+		if r := l.c.RecurrenceOf; r != nil && caseID.MatchString(*r) && *r != l.c.ID && !exists[*r] {
 			res.Problems = append(res.Problems, Problem{l.file, l.pos.line("recurrence_of"), fmt.Sprintf("recurrence_of names %s, which does not exist; name a case in cases/ or null", *r)})
 			l.bad = true
 		}

@@ -44,13 +44,21 @@ func (ps Problems) Error() string {
 }
 
 // positions maps a field path ("title.en", "sources[0].url") to the line it
-// was read from, so that checks after decoding can still name a line.
+// was read from, so that checks after decoding can still name a line. A
+// negative line marks a field that could not be decoded; later checks skip
+// it so that one mistake is reported once.
 type positions map[string]int
+
+// usable reports whether path was read and decoded without a problem.
+func (p positions) usable(path string) bool { return p[path] > 0 }
 
 // line returns the line of path, or of its nearest recorded parent.
 func (p positions) line(path string) int {
 	for path != "" {
 		if l, ok := p[path]; ok {
+			if l < 0 {
+				return -l
+			}
 			return l
 		}
 		i := strings.LastIndexAny(path, ".[")
@@ -143,6 +151,11 @@ type decoder struct {
 	pos   positions
 }
 
+func (d *decoder) fail(path string, line int, format string, args ...any) {
+	d.pos[path] = -line
+	d.errorf(line, format, args...)
+}
+
 func (d *decoder) errorf(line int, format string, args ...any) {
 	d.probs = append(d.probs, Problem{d.file, line, fmt.Sprintf(format, args...)})
 }
@@ -193,7 +206,7 @@ func join(path, key string) string {
 func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string) {
 	d.pos[path] = n.Line
 	if n.Kind == yaml.AliasNode || n.Anchor != "" {
-		d.errorf(n.Line, "%s uses a YAML anchor or alias; write the value out in full", fieldName(path))
+		d.fail(path, n.Line, "%s uses a YAML anchor or alias; write the value out in full", fieldName(path))
 		return
 	}
 	switch v.Kind() {
@@ -209,18 +222,18 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string) {
 		v.Set(p)
 	case reflect.String:
 		if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
-			d.errorf(n.Line, "%s is %s; expected a string", fieldName(path), describe(n))
+			d.fail(path, n.Line, "%s is %s; expected a string", fieldName(path), describe(n))
 			return
 		}
 		s := strings.TrimSpace(n.Value)
 		if len(s) > MaxTextLen {
-			d.errorf(n.Line, "%s is %d bytes long; a text field may be at most %d bytes", fieldName(path), len(s), MaxTextLen)
+			d.fail(path, n.Line, "%s is %d bytes long; a text field may be at most %d bytes", fieldName(path), len(s), MaxTextLen)
 			return
 		}
 		v.SetString(s)
 	case reflect.Bool:
 		if n.Kind != yaml.ScalarNode || n.Tag != "!!bool" {
-			d.errorf(n.Line, "%s is %s; expected true or false", fieldName(path), describe(n))
+			d.fail(path, n.Line, "%s is %s; expected true or false", fieldName(path), describe(n))
 			return
 		}
 		b, _ := strconv.ParseBool(n.Value)
@@ -231,7 +244,7 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string) {
 			return
 		}
 		if n.Kind != yaml.SequenceNode {
-			d.errorf(n.Line, "%s is %s; expected a list (write [a, b] or one \"- item\" per line)", fieldName(path), describe(n))
+			d.fail(path, n.Line, "%s is %s; expected a list (write [a, b] or one \"- item\" per line)", fieldName(path), describe(n))
 			return
 		}
 		s := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
@@ -268,7 +281,7 @@ func structFields(t reflect.Type) (map[string]fieldInfo, []string) {
 func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string) {
 	fields, names := structFields(v.Type())
 	if n.Kind != yaml.MappingNode {
-		d.errorf(n.Line, "%s is %s; expected a mapping with keys %s", fieldName(path), describe(n), strings.Join(names, ", "))
+		d.fail(path, n.Line, "%s is %s; expected a mapping with keys %s", fieldName(path), describe(n), strings.Join(names, ", "))
 		return
 	}
 	seen := map[string]bool{}
@@ -304,9 +317,9 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string) {
 			missing = append(missing, name)
 			continue
 		}
-		if fv := v.Field(f.index); fv.Kind() == reflect.String && fv.String() == "" {
-			p := join(path, name)
-			d.errorf(d.pos.line(p), "%s is empty; write a value (\"unknown\" where the source does not say)", p)
+		p := join(path, name)
+		if fv := v.Field(f.index); fv.Kind() == reflect.String && fv.String() == "" && d.pos.usable(p) {
+			d.fail(p, d.pos.line(p), "%s is empty; write a value (\"unknown\" where the source does not say)", p)
 		}
 	}
 	sort.Strings(missing)

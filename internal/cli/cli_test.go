@@ -1,0 +1,172 @@
+package cli_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/incidentlib/incidentlib/internal/cli"
+)
+
+func run(t *testing.T, stdin string, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := cli.Main(args, strings.NewReader(stdin), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+const fixtures = "../corpus/testdata"
+
+func TestValidateRepositoryCorpus(t *testing.T) {
+	code, out, errs := run(t, "", "validate", "../..")
+	if code != 0 {
+		t.Fatalf("validate exited %d:\n%s%s", code, out, errs)
+	}
+	last := strings.TrimSpace(out)
+	if !strings.HasSuffix(last, "0 problems") || !strings.Contains(last, "valid cases of") {
+		t.Fatalf("last line = %q", last)
+	}
+}
+
+func TestValidateBrokenExitsOne(t *testing.T) {
+	code, out, _ := run(t, "", "validate", filepath.Join(fixtures, "broken/unknown_field"))
+	if code != 1 {
+		t.Fatalf("exit %d, want 1", code)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	want := filepath.Join(fixtures, "broken/unknown_field/cases/IL-9001.yaml") + `:3: unknown field "colour"`
+	if !strings.HasPrefix(lines[0], want) {
+		t.Errorf("first line = %q, want prefix %q", lines[0], want)
+	}
+	if lines[len(lines)-1] != "1 valid cases of 2 case files, 1 problems" {
+		t.Errorf("last line = %q", lines[len(lines)-1])
+	}
+}
+
+func TestValidateMissingDir(t *testing.T) {
+	code, _, errs := run(t, "", "validate", "/nonexistent")
+	if code != 2 || !strings.Contains(errs, "has no cases/ folder") {
+		t.Fatalf("exit %d, stderr %q", code, errs)
+	}
+}
+
+func TestShowJSONHasSeedKeys(t *testing.T) {
+	code, out, errs := run(t, "", "show", "IL-9001", "--json", "--dir", filepath.Join(fixtures, "valid"))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(out), &m); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"id", "org", "org_slug", "date", "date_kind", "title", "summary", "symptoms_text", "trigger", "detection", "lessons", "domain", "symptoms", "root_cause", "components", "contributing", "impact", "severity", "timeline", "remediation", "action_items", "sources", "docs", "related", "recurrence_of", "review", "updated_at", "url"} {
+		if _, ok := m[k]; !ok {
+			t.Errorf("show --json lacks %q", k)
+		}
+	}
+	if m["url"] != "http://localhost:8080/cases/IL-9001" {
+		t.Errorf("url = %v", m["url"])
+	}
+}
+
+func TestShowPageSections(t *testing.T) {
+	for _, tc := range []struct {
+		lang string
+		want []string
+	}{
+		{"ko", []string{"IL-9001 · Example Org · 2021-03-04 (발생일)", "심각도: –", "영향 범위: a fixture", "감지까지: 4m", "복구까지: –", "## 증상", "## 원인", "촉발", "## 감지", "## 조치", "## 후속 조치", "## 교훈", "## 출처", "아직 사람이 검토하지 않은"}},
+		{"en", []string{"(incident date)", "Severity: –", "Time to detect: 4m", "## Symptoms", "## Cause", "Trigger", "## Lessons", "## Sources", "Not yet reviewed"}},
+	} {
+		code, out, errs := run(t, "", "show", "il-9001", "--lang", tc.lang, "--dir", filepath.Join(fixtures, "valid"))
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errs)
+		}
+		last := -1
+		for _, w := range tc.want {
+			i := strings.Index(out, w)
+			if i < 0 {
+				t.Errorf("%s page lacks %q:\n%s", tc.lang, w, out)
+				continue
+			}
+			if i < last {
+				t.Errorf("%s page: %q out of order", tc.lang, w)
+			}
+			last = i
+		}
+	}
+	if code, _, errs := run(t, "", "show", "IL-0000", "--dir", filepath.Join(fixtures, "valid")); code != 2 || !strings.Contains(errs, `no case "IL-0000"`) {
+		t.Errorf("unknown id: exit %d, %q", code, errs)
+	}
+}
+
+func copyCorpus(t *testing.T, from string) string {
+	t.Helper()
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "cases"), 0o755)
+	data, err := os.ReadFile(filepath.Join(from, "vocab.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "vocab.yaml"), data, 0o644)
+	return dir
+}
+
+// TestExportImportExport checks that the JSON form loses nothing: the whole
+// corpus exported, imported into an empty folder and exported again gives
+// the same bytes, in every format.
+func TestExportImportExport(t *testing.T) {
+	for _, format := range []string{"json", "jsonl"} {
+		t.Run(format, func(t *testing.T) {
+			code, first, errs := run(t, "", "export", "--format", format, "--dir", "../..")
+			if code != 0 {
+				t.Fatalf("export: %d %s", code, errs)
+			}
+			dir := copyCorpus(t, "../..")
+			in := filepath.Join(t.TempDir(), "in."+format)
+			os.WriteFile(in, []byte(first), 0o644)
+			if code, out, errs := run(t, "", "import", in, "--dir", dir); code != 0 {
+				t.Fatalf("import: %d %s %s", code, out, errs)
+			}
+			code, second, errs := run(t, "", "export", "--format", format, "--dir", dir)
+			if code != 0 {
+				t.Fatalf("second export: %d %s", code, errs)
+			}
+			if first != second {
+				t.Fatalf("export → import → export changed the output")
+			}
+			_, csv1, _ := run(t, "", "export", "--format", "csv", "--dir", "../..")
+			_, csv2, _ := run(t, "", "export", "--format", "csv", "--dir", dir)
+			if csv1 != csv2 || strings.Count(csv1, "\n") < 2 {
+				t.Fatalf("csv differs or is empty")
+			}
+		})
+	}
+}
+
+func TestImportRefusesBadCases(t *testing.T) {
+	dir := copyCorpus(t, "../..")
+	_, good, _ := run(t, "", "export", "--format", "jsonl", "--dir", filepath.Join(fixtures, "valid"))
+	lines := strings.Split(strings.TrimSpace(good), "\n")
+	bad := strings.Replace(lines[1], `"root_cause":"capacity-limit"`, `"root_cause":"gremlins"`, 1)
+	input := lines[0] + "\n" + bad + "\n" + `{"id":"IL-9005","colour":"blue"}` + "\n"
+	code, out, _ := run(t, "", "import", "-", "--dir", dir)
+	_ = out
+	code, out, _ = run(t, input, "import", "-", "--dir", dir)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1:\n%s", code, out)
+	}
+	for _, w := range []string{`stdin:2: case IL-9002: root_cause: unknown term "gremlins"`, `stdin:3: not a case in the API shape: json: unknown field "colour"`, "nothing written"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("output lacks %q:\n%s", w, out)
+		}
+	}
+	if entries, _ := os.ReadDir(filepath.Join(dir, "cases")); len(entries) != 0 {
+		t.Errorf("import wrote %d files despite problems", len(entries))
+	}
+	if code, out, _ := run(t, "", "import", "-", "--dir", dir); code != 1 || !strings.Contains(out, "the input is empty") {
+		t.Errorf("empty input: %d %s", code, out)
+	}
+}

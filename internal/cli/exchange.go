@@ -1,0 +1,289 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/internal/corpus"
+)
+
+func init() { commands = append(commands, exportCmd, importCmd) }
+
+// MaxImportSize bounds what import reads, so a wrong file cannot exhaust memory.
+const MaxImportSize = 256 << 20
+
+func exportCmd(e *env) *cobra.Command {
+	var format, baseURL, output string
+	cmd := &cobra.Command{
+		Use:   "export",
+		Short: "Write every case as JSON, JSON Lines or CSV",
+		Long: `Write every case as JSON (an array of cases in the API shape), JSON Lines (one
+case a line) or CSV (one row a case, lists joined with ";").`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			c, err := e.loadCorpus()
+			if err != nil {
+				return err
+			}
+			w := e.stdout
+			if output != "" && output != "-" {
+				f, err := os.Create(output)
+				if err != nil {
+					return &ExitError{2, err}
+				}
+				defer f.Close()
+				w = f
+			}
+			bw := bufio.NewWriter(w)
+			if err := Export(bw, c, format, baseURL); err != nil {
+				return &ExitError{2, err}
+			}
+			return bw.Flush()
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", "json", "json, jsonl or csv")
+	cmd.Flags().StringVar(&baseURL, "base-url", DefaultBaseURL, "base URL that case URLs are derived from")
+	cmd.Flags().StringVarP(&output, "output", "o", "", "file to write (default standard output)")
+	return cmd
+}
+
+// Export writes every case of c in format.
+func Export(w io.Writer, c *corpus.Corpus, format, baseURL string) error {
+	cases := make([]*incidentlib.Case, len(c.Cases))
+	for i, k := range c.Cases {
+		cases[i] = WithURL(k, baseURL)
+	}
+	switch format {
+	case "json":
+		return writeJSON(w, cases, true)
+	case "jsonl":
+		for _, k := range cases {
+			if err := writeJSON(w, k, false); err != nil {
+				return err
+			}
+		}
+		return nil
+	case "csv":
+		cw := csv.NewWriter(w)
+		cw.Write([]string{"id", "org", "org_slug", "date", "date_kind", "title_en", "title_ko", "domain", "root_cause", "symptoms", "components", "contributing", "severity", "detected_after", "resolved_after", "source", "related", "reviewed", "updated_at", "url"})
+		for _, k := range cases {
+			src := ""
+			if len(k.Sources) > 0 {
+				src = k.Sources[0].URL
+			}
+			cw.Write([]string{k.ID, k.Org, k.OrgSlug, k.Date, k.DateKind, k.Title.EN, k.Title.KO,
+				strings.Join(k.Domain, ";"), k.RootCause, strings.Join(k.Symptoms, ";"), strings.Join(k.Components, ";"),
+				strings.Join(k.Contributing, ";"), k.Severity, deref(k.Timeline.DetectedAfter), deref(k.Timeline.ResolvedAfter),
+				src, strings.Join(k.Related, ";"), strconv.FormatBool(k.Reviewed()), k.UpdatedAt, k.URL})
+		}
+		cw.Flush()
+		return cw.Error()
+	}
+	return fmt.Errorf("--format %q is not supported; use json, jsonl or csv", format)
+}
+
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
+func importCmd(e *env) *cobra.Command {
+	return &cobra.Command{
+		Use:   "import FILE",
+		Short: "Read cases from JSON or JSON Lines and write them as case files",
+		Long: `Read cases in the API shape from FILE (a JSON array or JSON Lines; - for
+standard input), check each exactly as validate does, and write them as
+cases/ID.yaml in the corpus folder (--dir, default the repository). When any
+case has a problem, every problem is listed and nothing is written.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			src, err := locate(e.dir)
+			if err != nil {
+				return err
+			}
+			if src.root == "" {
+				return &ExitError{2, errors.New("no corpus folder to write to; run inside the repository or pass --dir")}
+			}
+			var r io.Reader = e.stdin
+			name := "stdin"
+			if args[0] != "-" {
+				f, err := os.Open(args[0])
+				if err != nil {
+					return &ExitError{2, err}
+				}
+				defer f.Close()
+				r, name = f, args[0]
+			}
+			data, err := io.ReadAll(io.LimitReader(r, MaxImportSize+1))
+			if err != nil {
+				return &ExitError{2, err}
+			}
+			if len(data) > MaxImportSize {
+				return &ExitError{2, fmt.Errorf("%s is larger than %d MiB; split it", name, MaxImportSize>>20)}
+			}
+			res, err := src.load()
+			if err != nil {
+				return err
+			}
+			if res.Corpus == nil {
+				return &ExitError{2, errors.New("the corpus vocabulary is invalid; run incidentlib validate")}
+			}
+			files, probs := Import(name, data, res.Corpus)
+			for _, p := range probs {
+				fmt.Fprintln(e.stdout, p.String())
+			}
+			if len(probs) > 0 {
+				fmt.Fprintf(e.stdout, "nothing written: %d problems\n", len(probs))
+				return &ExitError{Code: 1}
+			}
+			for id, data := range files {
+				if err := writeFileAtomic(filepath.Join(src.root, "cases", id+".yaml"), data); err != nil {
+					return &ExitError{2, err}
+				}
+			}
+			fmt.Fprintf(e.stdout, "%d cases written to %s\n", len(files), filepath.Join(src.root, "cases"))
+			return nil
+		},
+	}
+}
+
+// Import parses cases from JSON or JSON Lines and checks each one as a case
+// file against c (its vocabulary and the ids it and the input hold). It
+// returns the files to write, keyed by id, or the problems.
+func Import(name string, data []byte, c *corpus.Corpus) (map[string][]byte, corpus.Problems) {
+	type entry struct {
+		line int
+		k    incidentlib.Case
+	}
+	var entries []entry
+	var probs corpus.Problems
+	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) == 0 {
+		return nil, corpus.Problems{{File: name, Line: 1, Msg: "the input is empty; expected a JSON array of cases or one case a line"}}
+	}
+	decodeOne := func(line int, raw []byte) {
+		var k incidentlib.Case
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&k); err != nil {
+			probs = append(probs, corpus.Problem{File: name, Line: line, Msg: "not a case in the API shape: " + err.Error()})
+			return
+		}
+		entries = append(entries, entry{line, k})
+	}
+	if trimmed[0] == '[' {
+		var raws []json.RawMessage
+		dec := json.NewDecoder(bytes.NewReader(data))
+		if err := dec.Decode(&raws); err != nil {
+			return nil, corpus.Problems{{File: name, Line: lineAt(data, dec.InputOffset()), Msg: "malformed JSON: " + err.Error()}}
+		}
+		// Find where each element starts, to name its line.
+		off := bytes.IndexByte(data, '[') + 1
+		for _, raw := range raws {
+			i := bytes.Index(data[off:], raw)
+			line := lineAt(data, int64(off+max(i, 0)))
+			if i >= 0 {
+				off += i + len(raw)
+			}
+			decodeOne(line, raw)
+		}
+	} else {
+		for i, l := range bytes.Split(data, []byte("\n")) {
+			if len(bytes.TrimSpace(l)) == 0 {
+				continue
+			}
+			decodeOne(i+1, l)
+		}
+	}
+	known := map[string]bool{}
+	for _, k := range c.Cases {
+		known[k.ID] = true
+	}
+	seen := map[string]int{}
+	for _, en := range entries {
+		if prev, dup := seen[en.k.ID]; dup && en.k.ID != "" {
+			probs = append(probs, corpus.Problem{File: name, Line: en.line, Msg: fmt.Sprintf("case %s appears twice in the input (first at line %d)", en.k.ID, prev)})
+		}
+		seen[en.k.ID] = en.line
+		known[en.k.ID] = true
+	}
+	files := map[string][]byte{}
+	for _, en := range entries {
+		k := en.k
+		k.URL = ""
+		y, err := corpus.MarshalCase(&k)
+		if err != nil {
+			probs = append(probs, corpus.Problem{File: name, Line: en.line, Msg: "cannot write the case as YAML: " + err.Error()})
+			continue
+		}
+		file := "cases/" + k.ID + ".yaml"
+		if k.ID == "" || strings.ContainsAny(k.ID, `/\.`) {
+			file = "cases/unnamed.yaml"
+		}
+		parsed, _, ps := corpus.ParseCase(file, y, c.Vocab)
+		for _, p := range ps {
+			probs = append(probs, corpus.Problem{File: name, Line: en.line, Msg: fmt.Sprintf("case %s: %s", orQ(k.ID), strings.TrimPrefix(p.Msg, ""))})
+		}
+		if parsed != nil {
+			for _, r := range parsed.Related {
+				if !known[r] {
+					probs = append(probs, corpus.Problem{File: name, Line: en.line, Msg: fmt.Sprintf("case %s: related case %s does not exist in the corpus or the input", orQ(k.ID), r)})
+				}
+			}
+			if r := parsed.RecurrenceOf; r != nil && !known[*r] {
+				probs = append(probs, corpus.Problem{File: name, Line: en.line, Msg: fmt.Sprintf("case %s: recurrence_of names %s, which does not exist", orQ(k.ID), *r)})
+			}
+		}
+		files[k.ID] = y
+	}
+	if len(probs) > 0 {
+		return nil, probs
+	}
+	return files, nil
+}
+
+func orQ(id string) string {
+	if id == "" {
+		return "(without id)"
+	}
+	return id
+}
+
+func lineAt(data []byte, off int64) int {
+	if off > int64(len(data)) {
+		off = int64(len(data))
+	}
+	return bytes.Count(data[:off], []byte("\n")) + 1
+}
+
+// writeFileAtomic writes data beside path and renames it into place, so a
+// crash never leaves half a case file.
+func writeFileAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".import-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}

@@ -1,0 +1,170 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/internal/corpus"
+	"github.com/incidentlib/incidentlib/internal/i18n"
+)
+
+func init() { commands = append(commands, showCmd) }
+
+// DefaultBaseURL is the address case URLs are derived from when no base URL
+// is configured.
+const DefaultBaseURL = "http://localhost:8080"
+
+func showCmd(e *env) *cobra.Command {
+	var lang, baseURL string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "show ID",
+		Short: "Print one case as a page, or as the JSON the API serves",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if !i18n.Valid(lang) {
+				return &ExitError{2, fmt.Errorf("--lang %q is not supported; use ko or en", lang)}
+			}
+			c, err := e.loadCorpus()
+			if err != nil {
+				return err
+			}
+			k := c.Case(strings.ToUpper(strings.TrimSpace(args[0])))
+			if k == nil {
+				return &ExitError{2, fmt.Errorf("no case %q; case ids look like IL-0049 (incidentlib search lists them)", args[0])}
+			}
+			if asJSON {
+				return writeJSON(e.stdout, WithURL(k, baseURL), true)
+			}
+			renderCase(e.stdout, c, k, lang)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&lang, "lang", "ko", "language of the page: ko or en")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the case as JSON, exactly as the API serves it")
+	cmd.Flags().StringVar(&baseURL, "base-url", DefaultBaseURL, "base URL that case URLs are derived from")
+	return cmd
+}
+
+// WithURL returns a copy of c with its canonical URL derived from baseURL.
+func WithURL(c *incidentlib.Case, baseURL string) *incidentlib.Case {
+	cp := *c
+	cp.URL = strings.TrimRight(baseURL, "/") + "/cases/" + c.ID
+	return &cp
+}
+
+func writeJSON(w io.Writer, v any, indent bool) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	if indent {
+		enc.SetIndent("", "  ")
+	}
+	return enc.Encode(v)
+}
+
+// renderCase prints the case page: the seed page's sections in their order.
+func renderCase(w io.Writer, c *corpus.Corpus, k *incidentlib.Case, lang string) {
+	t := func(key string) string { return i18n.T(lang, key) }
+	label := func(vocab, id string) string { return c.Vocab.Label(vocab, id, lang) }
+	labels := func(vocab string, ids []string) string {
+		var ls []string
+		for _, id := range ids {
+			ls = append(ls, label(vocab, id))
+		}
+		if len(ls) == 0 {
+			return t("unknown")
+		}
+		return strings.Join(ls, ", ")
+	}
+	orUnknown := func(s string) string {
+		if s == "" || strings.EqualFold(s, "unknown") {
+			return t("unknown")
+		}
+		return s
+	}
+	dur := func(p *string) string {
+		if p == nil {
+			return t("unknown")
+		}
+		return *p
+	}
+	fmt.Fprintf(w, "%s · %s · %s (%s) · %s\n", k.ID, k.Org, k.Date, t("date_kind."+k.DateKind), labels(incidentlib.VocabDomain, k.Domain))
+	fmt.Fprintf(w, "\n%s\n", k.Title.In(lang))
+	if !k.Reviewed() {
+		fmt.Fprintf(w, "[%s]\n", t("not_reviewed"))
+	}
+	fmt.Fprintf(w, "\n%s\n\n", k.Summary.In(lang))
+	severity := t("unknown")
+	if k.Severity != "unknown" {
+		severity = label(incidentlib.VocabSeverity, k.Severity)
+	}
+	facts := [][2]string{
+		{t("severity"), severity},
+		{t("impact.scope"), orUnknown(k.Impact.Scope)},
+		{t("impact.users"), orUnknown(k.Impact.Users)},
+		{t("impact.region"), orUnknown(k.Impact.Region)},
+		{t("detected_after"), dur(k.Timeline.DetectedAfter)},
+		{t("resolved_after"), dur(k.Timeline.ResolvedAfter)},
+	}
+	for _, f := range facts {
+		fmt.Fprintf(w, "  %s: %s\n", f[0], f[1])
+	}
+	section := func(title, body string) { fmt.Fprintf(w, "\n## %s\n%s\n", title, body) }
+	list := func(items []incidentlib.Item) string {
+		if len(items) == 0 {
+			return t("unknown")
+		}
+		var b strings.Builder
+		for i, it := range items {
+			if i > 0 {
+				b.WriteByte('\n')
+			}
+			b.WriteString("- " + indentRest(it.Text.In(lang), "  "))
+		}
+		return b.String()
+	}
+	section(t("symptoms"), k.SymptomsText.In(lang))
+	section(t("cause"), fmt.Sprintf("%s: %s\n%s: %s\n%s: %s\n\n%s:\n%s",
+		t("root_cause"), label(incidentlib.VocabRootCause, k.RootCause),
+		t("components"), labels(incidentlib.VocabComponents, k.Components),
+		t("contributing"), labels(incidentlib.VocabContributing, k.Contributing),
+		t("trigger"), k.Trigger.In(lang)))
+	section(t("detection"), k.Detection.In(lang))
+	section(t("remediation"), list(k.Remediation))
+	section(t("action_items"), list(k.ActionItems))
+	section(t("lessons"), k.Lessons.In(lang))
+	var src strings.Builder
+	for i, s := range k.Sources {
+		if i > 0 {
+			src.WriteByte('\n')
+		}
+		fmt.Fprintf(&src, "- %s (%s)", s.URL, label(incidentlib.VocabSourceKind, s.Kind))
+		if s.Archived != nil {
+			fmt.Fprintf(&src, "\n  %s: %s", t("archived"), *s.Archived)
+		}
+	}
+	section(t("sources"), src.String())
+	if len(k.Related) > 0 {
+		var rel strings.Builder
+		for i, id := range k.Related {
+			if i > 0 {
+				rel.WriteByte('\n')
+			}
+			if r := c.Case(id); r != nil {
+				fmt.Fprintf(&rel, "- %s %s (%s · %d)", r.ID, r.Title.In(lang), r.Org, r.Year())
+			} else {
+				fmt.Fprintf(&rel, "- %s", id)
+			}
+		}
+		section(t("related"), rel.String())
+	}
+}
+
+func indentRest(s, prefix string) string {
+	return strings.ReplaceAll(s, "\n", "\n"+prefix)
+}
