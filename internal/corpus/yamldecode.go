@@ -187,7 +187,6 @@ func truncate(s string, n int) string {
 	return s[:n] + "…"
 }
 
-
 func fieldName(path string) string {
 	if path == "" {
 		return "the case"
