@@ -157,10 +157,8 @@ func checkCase(file string, pos positions, c *incidentlib.Case, v *incidentlib.V
 	if c.OrgSlug != "" && !slugRE.MatchString(c.OrgSlug) {
 		add("org_slug", "org_slug %q is not valid; use lower-case letters, digits and hyphens", c.OrgSlug)
 	}
-	if c.Date != "" {
-		if _, err := time.Parse(dateFmt, c.Date); err != nil {
-			add("date", "date %q is not a valid date; expected YYYY-MM-DD", c.Date)
-		}
+	if c.Date != "" && !validDate(c.Date) {
+		add("date", "date %q is not a valid date; expected YYYY-MM-DD (or YYYY-MM or YYYY when the source gives no day)", c.Date)
 	}
 	if c.DateKind != "" && c.DateKind != "incident" && c.DateKind != "published" {
 		add("date_kind", "date_kind %q is not valid; expected incident or published", c.DateKind)
@@ -250,6 +248,19 @@ func checkCase(file string, pos positions, c *incidentlib.Case, v *incidentlib.V
 	}
 	probs = append(probs, checkTexts(file, pos, "", reflect.ValueOf(*c))...)
 	return probs
+}
+
+// validDate accepts a full date, or a month or year alone for write-ups
+// that give no more.
+func validDate(s string) bool {
+	for _, layout := range []string{dateFmt, "2006-01", "2006"} {
+		if len(s) == len(layout) {
+			if _, err := time.Parse(layout, s); err == nil {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func checkURL(add func(p, format string, args ...any), p, s string) {
