@@ -1,0 +1,317 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/internal/i18n"
+	"github.com/incidentlib/incidentlib/internal/search"
+)
+
+func init() { commands = append(commands, searchCmd, similarCmd, topicCmd) }
+
+func (e *env) openIndex() (*search.Index, error) {
+	c, err := e.loadCorpus()
+	if err != nil {
+		return nil, err
+	}
+	ix, err := search.New(c.Vocab, c.Cases)
+	if err != nil {
+		return nil, &ExitError{2, err}
+	}
+	return ix, nil
+}
+
+// SearchItem is one result in the JSON form of a search, shared with the API.
+type SearchItem struct {
+	ID        string           `json:"id"`
+	Org       string           `json:"org"`
+	Date      string           `json:"date"`
+	Title     incidentlib.Text `json:"title"`
+	RootCause string           `json:"root_cause"`
+	Score     float64          `json:"score"`
+	Snippet   string           `json:"snippet"`
+	URL       string           `json:"url"`
+}
+
+// SearchResponse is the JSON form of a search.
+type SearchResponse struct {
+	Items  []SearchItem                   `json:"items"`
+	Total  int                            `json:"total"`
+	Offset int                            `json:"offset"`
+	Limit  int                            `json:"limit"`
+	Facets map[string][]search.FacetCount `json:"facets"`
+	Notes  []string                       `json:"notes,omitempty"`
+}
+
+// NewSearchResponse turns a search result into its JSON form.
+func NewSearchResponse(r *search.Result, baseURL string) SearchResponse {
+	out := SearchResponse{Items: []SearchItem{}, Total: r.Total, Offset: r.Offset, Limit: r.Limit, Facets: r.Facets, Notes: r.Notes}
+	for _, h := range r.Hits {
+		out.Items = append(out.Items, SearchItem{
+			ID: h.Case.ID, Org: h.Case.Org, Date: h.Case.Date, Title: h.Case.Title,
+			RootCause: h.Case.RootCause, Score: round3(h.Score), Snippet: h.Snippet,
+			URL: strings.TrimRight(baseURL, "/") + "/cases/" + h.Case.ID,
+		})
+	}
+	return out
+}
+
+func round3(f float64) float64 { return float64(int64(f*1000+0.5)) / 1000 }
+
+func searchCmd(e *env) *cobra.Command {
+	var (
+		asJSON           bool
+		lang, sortBy     string
+		limit, offset    int
+		yearFrom, yearTo int
+		org              []string
+		filters          = map[string]*[]string{}
+	)
+	cmd := &cobra.Command{
+		Use:   "search [flags] QUERY",
+		Short: "Search the cases in Korean, English or both, or with pasted evidence",
+		Long: `Search the cases. QUERY may be Korean, English or both, a log line, a kernel
+message, a metric name or an error; "quoted phrases" must match as phrases.
+Filters narrow the results; every filter must hold.`,
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if !i18n.Valid(lang) {
+				return &ExitError{2, fmt.Errorf("--lang %q is not supported; use ko or en", lang)}
+			}
+			ix, err := e.openIndex()
+			if err != nil {
+				return err
+			}
+			q := search.Query{Text: strings.Join(args, " "), Lang: lang, Sort: sortBy, Limit: limit, Offset: offset,
+				YearFrom: yearFrom, YearTo: yearTo, Filters: map[string][]string{}}
+			for f, v := range filters {
+				if len(*v) > 0 {
+					q.Filters[f] = *v
+				}
+			}
+			if len(org) > 0 {
+				q.Filters["org"] = org
+			}
+			res, err := ix.Search(q)
+			if err != nil {
+				return asUserError(err)
+			}
+			if asJSON {
+				return writeJSON(e.stdout, NewSearchResponse(res, DefaultBaseURL), true)
+			}
+			printResults(e.stdout, ix, res, lang)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&asJSON, "json", false, `print {"items": [...], "total": N, "facets": {...}}`)
+	f.StringVar(&lang, "lang", "ko", "language of snippets and labels: ko or en")
+	f.IntVar(&limit, "limit", search.DefaultLimit, fmt.Sprintf("results per page (at most %d)", search.MaxLimit))
+	f.IntVar(&offset, "offset", 0, "results to skip")
+	f.StringVar(&sortBy, "sort", "relevance", "relevance, date (newest first) or -date")
+	f.IntVar(&yearFrom, "year-from", 0, "first year")
+	f.IntVar(&yearTo, "year-to", 0, "last year")
+	f.StringSliceVar(&org, "org", nil, "organisation slug")
+	for _, name := range search.FilterFields {
+		v := new([]string)
+		filters[name] = v
+		flag := strings.ReplaceAll(name, "_", "-")
+		switch name {
+		case incidentlib.VocabComponents:
+			flag = "component"
+		case incidentlib.VocabSymptoms:
+			flag = "symptom"
+		}
+		f.StringSliceVar(v, flag, nil, "filter on "+name+" (repeatable)")
+	}
+	return cmd
+}
+
+var markRE = regexp.MustCompile(`</?mark>`)
+
+func printResults(w io.Writer, ix *search.Index, res *search.Result, lang string) {
+	for _, n := range res.Notes {
+		fmt.Fprintln(w, "note:", n)
+	}
+	if res.Total == 0 {
+		fmt.Fprintln(w, map[string]string{"ko": "결과 없음", "en": "no results"}[lang])
+		return
+	}
+	from, to := res.Offset+1, res.Offset+len(res.Hits)
+	if lang == "ko" {
+		fmt.Fprintf(w, "%d건 중 %d~%d번째\n\n", res.Total, from, to)
+	} else {
+		fmt.Fprintf(w, "%d–%d of %d\n\n", from, to, res.Total)
+	}
+	for _, h := range res.Hits {
+		fmt.Fprintf(w, "%s  %s · %s\n  %s\n  %s\n\n", h.Case.ID, h.Case.Org, h.Case.Date, h.Case.Title.In(lang),
+			htmlToTerm(h.Snippet))
+	}
+	if comps := res.Facets[incidentlib.VocabComponents]; len(comps) > 0 {
+		var top []string
+		for i, c := range comps {
+			if i == 3 {
+				break
+			}
+			top = append(top, fmt.Sprintf("%s (%d)", c.Label, c.Count))
+		}
+		if lang == "ko" {
+			fmt.Fprintf(w, "이 %d건에서 가장 많이 나오는 구성 요소: %s\n", res.Total, strings.Join(top, ", "))
+		} else {
+			fmt.Fprintf(w, "Most frequent components in these %d cases: %s\n", res.Total, strings.Join(top, ", "))
+		}
+	}
+}
+
+// htmlToTerm turns a snippet's marks into brackets and unescapes it.
+func htmlToTerm(s string) string {
+	s = strings.NewReplacer("<mark>", "[", "</mark>", "]").Replace(s)
+	return strings.NewReplacer("&lt;", "<", "&gt;", ">", "&amp;", "&", "&#34;", `"`, "&#39;", "'").Replace(s)
+}
+
+func asUserError(err error) error {
+	if errors.Is(err, incidentlib.ErrInvalid) || errors.Is(err, incidentlib.ErrNotFound) {
+		return &ExitError{2, err}
+	}
+	return &ExitError{2, err}
+}
+
+// SimilarItem is one similar case in JSON.
+type SimilarItem struct {
+	ID     string           `json:"id"`
+	Org    string           `json:"org"`
+	Date   string           `json:"date"`
+	Title  incidentlib.Text `json:"title"`
+	Score  float64          `json:"score"`
+	Reason search.Reason    `json:"reason"`
+}
+
+// NewSimilarItems turns similar cases into their JSON form.
+func NewSimilarItems(s []search.Similar) []SimilarItem {
+	out := []SimilarItem{}
+	for _, x := range s {
+		out = append(out, SimilarItem{ID: x.Case.ID, Org: x.Case.Org, Date: x.Case.Date, Title: x.Case.Title, Score: round3(x.Score), Reason: x.Reason})
+	}
+	return out
+}
+
+func similarCmd(e *env) *cobra.Command {
+	var asJSON bool
+	var lang string
+	var limit int
+	cmd := &cobra.Command{
+		Use:   "similar ID|TEXT",
+		Short: "The cases most similar to a case, or to free text, with the reason",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ix, err := e.openIndex()
+			if err != nil {
+				return err
+			}
+			var sims []search.Similar
+			arg := strings.TrimSpace(strings.Join(args, " "))
+			if id := strings.ToUpper(arg); len(args) == 1 && ix.Case(id) != nil {
+				sims, err = ix.SimilarTo(id, limit, false)
+				if err != nil {
+					return asUserError(err)
+				}
+			} else {
+				sims = ix.SimilarText(arg, limit, false)
+			}
+			if asJSON {
+				return writeJSON(e.stdout, map[string]any{"items": NewSimilarItems(sims)}, true)
+			}
+			for _, s := range sims {
+				fmt.Fprintf(e.stdout, "%s  %.2f  %s\n  %s · %s\n  %s\n\n", s.Case.ID, s.Score, s.Reason.Label.In(lang), s.Case.Org, s.Case.Date, s.Case.Title.In(lang))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().StringVar(&lang, "lang", "ko", "ko or en")
+	cmd.Flags().IntVar(&limit, "limit", 10, "how many")
+	return cmd
+}
+
+func topicCmd(e *env) *cobra.Command {
+	var asJSON bool
+	var lang string
+	cmd := &cobra.Command{
+		Use:   "topic TERM",
+		Short: "A vocabulary term's cases, the terms that co-occur with it, and counts by year",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ix, err := e.openIndex()
+			if err != nil {
+				return err
+			}
+			tp, err := ix.Topic(args[0], lang, false)
+			if err != nil {
+				return asUserError(err)
+			}
+			if asJSON {
+				return writeJSON(e.stdout, NewTopicResponse(tp, lang), true)
+			}
+			fmt.Fprintf(e.stdout, "%s (%s) — %s\n%s\n\n", tp.Term.Label.In(lang), tp.Vocab, tp.Term.ID, tp.Term.Description.In(lang))
+			for _, c := range tp.Cases {
+				fmt.Fprintf(e.stdout, "%s  %s · %s  %s\n", c.ID, c.Org, c.Date, c.Title.In(lang))
+			}
+			fmt.Fprintln(e.stdout)
+			for _, f := range search.FilterFields {
+				if co := tp.CoOccurring[f]; len(co) > 0 {
+					var parts []string
+					for _, x := range co {
+						parts = append(parts, fmt.Sprintf("%s (%d)", x.Label, x.Count))
+					}
+					fmt.Fprintf(e.stdout, "%s: %s\n", f, strings.Join(parts, ", "))
+				}
+			}
+			var ys []string
+			for _, y := range tp.ByYear {
+				ys = append(ys, fmt.Sprintf("%d: %d", y.Year, y.Count))
+			}
+			fmt.Fprintf(e.stdout, "by year: %s\n", strings.Join(ys, ", "))
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().StringVar(&lang, "lang", "ko", "ko or en")
+	return cmd
+}
+
+// TopicResponse is the JSON form of a topic.
+type TopicResponse struct {
+	Vocab       string                         `json:"vocab"`
+	Term        *incidentlib.Term              `json:"term"`
+	Total       int                            `json:"total"`
+	Cases       []TopicCase                    `json:"cases"`
+	CoOccurring map[string][]search.FacetCount `json:"co_occurring"`
+	ByYear      []search.YearCount             `json:"by_year"`
+}
+
+// TopicCase is a case in a topic listing.
+type TopicCase struct {
+	ID    string           `json:"id"`
+	Org   string           `json:"org"`
+	Date  string           `json:"date"`
+	Title incidentlib.Text `json:"title"`
+}
+
+// NewTopicResponse turns a topic into its JSON form.
+func NewTopicResponse(tp *search.Topic, lang string) TopicResponse {
+	out := TopicResponse{Vocab: tp.Vocab, Term: tp.Term, Total: len(tp.Cases), Cases: []TopicCase{}, CoOccurring: tp.CoOccurring, ByYear: tp.ByYear}
+	for _, c := range tp.Cases {
+		out.Cases = append(out.Cases, TopicCase{c.ID, c.Org, c.Date, c.Title})
+	}
+	if out.ByYear == nil {
+		out.ByYear = []search.YearCount{}
+	}
+	return out
+}

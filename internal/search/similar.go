@@ -1,0 +1,277 @@
+package search
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/blevesearch/bleve/v2"
+
+	"github.com/incidentlib/incidentlib"
+)
+
+// Weights of the structured overlap between two cases.
+const (
+	wRootCause    = 3.0
+	wComponent    = 2.0
+	wSymptom      = 1.0
+	wContributing = 0.75
+	wDomain       = 0.25
+	// blendStructured is the share of structured overlap in the similarity;
+	// the rest is text similarity.
+	blendStructured = 0.65
+)
+
+// Reason says why a case is similar to another.
+type Reason struct {
+	SameRootCause bool                `json:"same_root_cause"`
+	Shared        map[string][]string `json:"shared"`
+	Curated       bool                `json:"curated,omitempty"`
+	Label         incidentlib.Text    `json:"label"`
+}
+
+// Similar is a case with its similarity and the reason.
+type Similar struct {
+	Case   *incidentlib.Case
+	Score  float64
+	Reason Reason
+}
+
+// profile is the structured side of a case (or of free text).
+type profile struct {
+	rootCause string
+	terms     map[string][]string // vocab → term ids
+}
+
+func caseProfile(c *incidentlib.Case) profile {
+	p := profile{rootCause: c.RootCause, terms: map[string][]string{}}
+	for _, f := range []string{incidentlib.VocabComponents, incidentlib.VocabSymptoms, incidentlib.VocabContributing, incidentlib.VocabDomain} {
+		p.terms[f] = incidentlib.CaseTerms(c, f)
+	}
+	return p
+}
+
+var overlapWeights = map[string]float64{
+	incidentlib.VocabComponents:   wComponent,
+	incidentlib.VocabSymptoms:     wSymptom,
+	incidentlib.VocabContributing: wContributing,
+	incidentlib.VocabDomain:       wDomain,
+}
+
+func intersect(a, b []string) []string {
+	var out []string
+	for _, x := range a {
+		for _, y := range b {
+			if x == y {
+				out = append(out, x)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// overlap scores how much of p's structure c shares, in [0, 1].
+func overlap(p profile, c *incidentlib.Case) (float64, Reason) {
+	r := Reason{Shared: map[string][]string{}}
+	score, max := 0.0, 0.0
+	if p.rootCause != "" && p.rootCause != "unknown" {
+		max += wRootCause
+		if p.rootCause == c.RootCause {
+			score += wRootCause
+			r.SameRootCause = true
+		}
+	}
+	for f, w := range overlapWeights {
+		mine := p.terms[f]
+		max += w * float64(len(mine))
+		if shared := intersect(mine, incidentlib.CaseTerms(c, f)); len(shared) > 0 {
+			score += w * float64(len(shared))
+			r.Shared[f] = shared
+		}
+	}
+	if max == 0 {
+		return 0, r
+	}
+	return score / max, r
+}
+
+// label words a reason in both languages: "같은 원인 · 공통 Cilium".
+func (ix *Index) label(r *Reason) {
+	var ko, en []string
+	if r.SameRootCause {
+		ko, en = append(ko, "같은 원인"), append(en, "Same root cause")
+	}
+	labels := func(f string, n int) (string, string) {
+		ids := r.Shared[f]
+		if len(ids) > n {
+			ids = ids[:n]
+		}
+		var k, e []string
+		for _, id := range ids {
+			k = append(k, ix.vocab.Label(f, id, "ko"))
+			e = append(e, ix.vocab.Label(f, id, "en"))
+		}
+		return strings.Join(k, ", "), strings.Join(e, ", ")
+	}
+	switch {
+	case len(r.Shared[incidentlib.VocabComponents]) > 0:
+		k, e := labels(incidentlib.VocabComponents, 2)
+		ko, en = append(ko, "공통 "+k), append(en, "Shared "+e)
+	case len(r.Shared[incidentlib.VocabSymptoms]) > 0:
+		k, e := labels(incidentlib.VocabSymptoms, 1)
+		ko, en = append(ko, "같은 증상 "+k), append(en, "Same symptom: "+e)
+	case len(r.Shared[incidentlib.VocabContributing]) > 0:
+		k, e := labels(incidentlib.VocabContributing, 1)
+		ko, en = append(ko, "같은 기여 요인 "+k), append(en, "Same contributing factor: "+e)
+	}
+	if len(ko) == 0 {
+		ko, en = []string{"비슷한 서술"}, []string{"Similar description"}
+	}
+	r.Label = incidentlib.Text{KO: strings.Join(ko, " · "), EN: strings.Join(en, " · ")}
+}
+
+// textScores runs text as a query and returns each case's score divided by
+// the best score, so that the scores fall in [0, 1].
+func (ix *Index) textScores(text string, includePrivate bool, n int) map[string]float64 {
+	var notes []string
+	tq, _ := ix.textQuery(clean(text, &notes), &notes)
+	if tq == nil {
+		return nil
+	}
+	root := tq
+	if !includePrivate {
+		vis := bleve.NewTermQuery("public")
+		vis.SetField("visibility")
+		root = bleve.NewConjunctionQuery(tq, vis)
+	}
+	req := bleve.NewSearchRequestOptions(root, n, 0, false)
+	sr, err := ix.bi.Search(req)
+	if err != nil || len(sr.Hits) == 0 {
+		return nil
+	}
+	out := map[string]float64{}
+	top := sr.Hits[0].Score
+	for _, h := range sr.Hits {
+		if top > 0 {
+			out[h.ID] = h.Score / top
+		}
+	}
+	return out
+}
+
+// SimilarTo returns the cases most similar to case id, each with its reason.
+func (ix *Index) SimilarTo(id string, limit int, includePrivate bool) ([]Similar, error) {
+	c := ix.Case(id)
+	if c == nil || (c.Private && !includePrivate) {
+		return nil, incidentlib.Errorf(incidentlib.ErrNotFound, "no case %s", id)
+	}
+	text := strings.Join([]string{c.Title.EN, c.Trigger.EN, c.Title.KO}, "\n")
+	return ix.rank(caseProfile(c), text, map[string]bool{id: true}, limit, includePrivate), nil
+}
+
+// SimilarText returns the cases most similar to free text: a description,
+// a log line, an error message. Vocabulary terms the text names count as
+// structure.
+func (ix *Index) SimilarText(text string, limit int, includePrivate bool) []Similar {
+	return ix.rank(ix.inferProfile(text), text, nil, limit, includePrivate)
+}
+
+// inferProfile finds the vocabulary terms whose id or label the text names.
+func (ix *Index) inferProfile(text string) profile {
+	p := profile{terms: map[string][]string{}}
+	var notes []string
+	have := map[string]bool{}
+	for _, t := range ix.analyze(clean(text, &notes)) {
+		have[t] = true
+	}
+	names := func(s string) bool {
+		toks := ix.analyze(s)
+		if len(toks) == 0 {
+			return false
+		}
+		for _, t := range toks {
+			if !have[t] {
+				return false
+			}
+		}
+		return true
+	}
+	for _, f := range []string{incidentlib.VocabComponents, incidentlib.VocabSymptoms, incidentlib.VocabContributing} {
+		for _, t := range ix.vocab.Lists[f] {
+			if names(strings.ReplaceAll(t.ID, "-", " ")) || names(t.Label.EN) || names(t.Label.KO) {
+				p.terms[f] = append(p.terms[f], t.ID)
+			}
+		}
+	}
+	return p
+}
+
+func (ix *Index) rank(p profile, text string, exclude map[string]bool, limit int, includePrivate bool) []Similar {
+	if limit <= 0 || limit > MaxLimit {
+		limit = 10
+	}
+	ts := ix.textScores(text, includePrivate, 100)
+	var out []Similar
+	ix.mu.RLock()
+	for id, c := range ix.cases {
+		if exclude[id] || (c.Private && !includePrivate) {
+			continue
+		}
+		s, r := overlap(p, c)
+		score := blendStructured*s + (1-blendStructured)*ts[id]
+		if score <= 0.05 {
+			continue
+		}
+		out = append(out, Similar{Case: c, Score: score, Reason: r})
+	}
+	ix.mu.RUnlock()
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Score != out[j].Score {
+			return out[i].Score > out[j].Score
+		}
+		return out[i].Case.ID < out[j].Case.ID
+	})
+	if len(out) > limit {
+		out = out[:limit]
+	}
+	for i := range out {
+		ix.label(&out[i].Reason)
+	}
+	return out
+}
+
+// Related returns the cases to show beside case id: the curated ones first,
+// then computed ones, up to limit, each with its reason.
+func (ix *Index) Related(id string, limit int, includePrivate bool) ([]Similar, error) {
+	c := ix.Case(id)
+	if c == nil || (c.Private && !includePrivate) {
+		return nil, incidentlib.Errorf(incidentlib.ErrNotFound, "no case %s", id)
+	}
+	p := caseProfile(c)
+	var out []Similar
+	seen := map[string]bool{id: true}
+	for _, rid := range c.Related {
+		r := ix.Case(rid)
+		if r == nil || seen[rid] || (r.Private && !includePrivate) {
+			continue
+		}
+		seen[rid] = true
+		s, reason := overlap(p, r)
+		reason.Curated = true
+		ix.label(&reason)
+		out = append(out, Similar{Case: r, Score: s, Reason: reason})
+	}
+	if len(out) < limit {
+		sims, _ := ix.SimilarTo(id, limit+len(seen), includePrivate)
+		for _, s := range sims {
+			if len(out) >= limit {
+				break
+			}
+			if !seen[s.Case.ID] {
+				seen[s.Case.ID] = true
+				out = append(out, s)
+			}
+		}
+	}
+	return out, nil
+}
