@@ -97,36 +97,56 @@ func isHangul(r rune) bool { return unicode.Is(unicode.Hangul, r) }
 func (hangulBigram) Filter(in analysis.TokenStream) analysis.TokenStream {
 	out := make(analysis.TokenStream, 0, len(in))
 	pos, lastIn := 0, -1
+	emit := func(term []byte, start, end int, typ analysis.TokenType) {
+		out = append(out, &analysis.Token{Term: term, Start: start, End: end, Position: pos, Type: typ})
+	}
 	for _, tok := range in {
 		if tok.Position != lastIn {
 			pos++
 			lastIn = tok.Position
 		}
-		runes := []rune(string(tok.Term))
-		if len(runes) < 2 || !containsHangul(tok.Term) {
+		if !containsHangul(tok.Term) {
 			tok.Position = pos
 			out = append(out, tok)
 			continue
 		}
-		// Byte offsets of each rune within the term.
-		offs := make([]int, len(runes)+1)
-		o := 0
-		for i, r := range runes {
-			offs[i] = o
-			o += utf8.RuneLen(r)
-		}
-		offs[len(runes)] = o
-		for i := 0; i+1 < len(runes); i++ {
-			if i > 0 {
+		// Split the token into runs of Hangul and of other letters:
+		// "proxy가" is "proxy" and "가"; Hangul runs become bigrams.
+		term := tok.Term
+		first := true
+		for i := 0; i < len(term); {
+			r, _ := utf8.DecodeRune(term[i:])
+			hangul := isHangul(r)
+			j := i
+			var offs []int
+			for j < len(term) {
+				r2, n2 := utf8.DecodeRune(term[j:])
+				if isHangul(r2) != hangul {
+					break
+				}
+				offs = append(offs, j)
+				j += n2
+			}
+			offs = append(offs, j)
+			if !first {
 				pos++
 			}
-			out = append(out, &analysis.Token{
-				Term:     []byte(string(runes[i : i+2])),
-				Start:    tok.Start + offs[i],
-				End:      tok.Start + offs[i+2],
-				Position: pos,
-				Type:     analysis.Ideographic,
-			})
+			first = false
+			runes := len(offs) - 1
+			switch {
+			case !hangul:
+				emit(append([]byte(nil), term[i:j]...), tok.Start+i, tok.Start+j, tok.Type)
+			case runes == 1:
+				emit(append([]byte(nil), term[i:j]...), tok.Start+i, tok.Start+j, analysis.Ideographic)
+			default:
+				for k := 0; k+1 < runes; k++ {
+					if k > 0 {
+						pos++
+					}
+					emit(append([]byte(nil), term[offs[k]:offs[k+2]]...), tok.Start+offs[k], tok.Start+offs[k+2], analysis.Ideographic)
+				}
+			}
+			i = j
 		}
 	}
 	return out

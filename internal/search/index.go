@@ -57,7 +57,7 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 		f := bleve.NewTextFieldMapping()
 		f.Analyzer = analyzerName
 		f.Store = false
-		f.IncludeTermVectors = false
+		f.IncludeTermVectors = true // positions, for quoted phrases
 		f.DocValues = false
 		return f
 	}

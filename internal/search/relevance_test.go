@@ -1,0 +1,96 @@
+package search_test
+
+import (
+	"os"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/incidentlib/incidentlib/internal/corpus"
+	"github.com/incidentlib/incidentlib/internal/search"
+)
+
+type judged struct {
+	Q    string   `yaml:"q"`
+	Want []string `yaml:"want"`
+}
+
+func loadRelevance(t testing.TB) []judged {
+	t.Helper()
+	data, err := os.ReadFile("testdata/relevance.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var set []judged
+	if err := yaml.Unmarshal(data, &set); err != nil {
+		t.Fatal(err)
+	}
+	return set
+}
+
+// recallAt5 is the share of wanted cases found in the top five of their
+// query, over the whole set.
+func recallAt5(t testing.TB, set []judged, top5 func(q string) []string) (float64, []string) {
+	found, all := 0, 0
+	var misses []string
+	for _, j := range set {
+		got := top5(j.Q)
+		for _, w := range j.Want {
+			all++
+			hit := false
+			for _, g := range got {
+				hit = hit || g == w
+			}
+			if hit {
+				found++
+			} else {
+				misses = append(misses, j.Q+" → "+w)
+			}
+		}
+	}
+	return float64(found) / float64(all), misses
+}
+
+func realIndex(t testing.TB) *search.Index {
+	t.Helper()
+	c, err := corpus.LoadEmbedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := search.New(c.Vocab, c.Cases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ix
+}
+
+func TestRelevance(t *testing.T) {
+	set := loadRelevance(t)
+	if len(set) < 40 {
+		t.Fatalf("the relevance set has %d queries; keep at least 40", len(set))
+	}
+	ix := realIndex(t)
+	recall, misses := recallAt5(t, set, func(q string) []string {
+		res, err := ix.Search(search.Query{Text: q, Limit: 5, NoFacets: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, h := range res.Hits {
+			ids = append(ids, h.Case.ID)
+		}
+		return ids
+	})
+	t.Logf("bleve recall@5 = %.3f over %d queries", recall, len(set))
+	for _, m := range misses {
+		t.Logf("miss: %s", m)
+	}
+	if recall < 0.9 {
+		t.Errorf("recall@5 = %.3f, want ≥ 0.9", recall)
+	}
+	base := fts5Recall(t, set)
+	t.Logf("FTS5 baseline recall@5 = %.3f", base)
+	if recall <= base {
+		t.Errorf("the index (%.3f) does not beat the FTS5 baseline (%.3f)", recall, base)
+	}
+}

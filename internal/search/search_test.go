@@ -1,0 +1,367 @@
+package search_test
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/internal/corpus"
+	"github.com/incidentlib/incidentlib/internal/search"
+)
+
+func ids(res *search.Result) []string {
+	var out []string
+	for _, h := range res.Hits {
+		out = append(out, h.Case.ID)
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func mustSearch(t *testing.T, ix *search.Index, q search.Query) *search.Result {
+	t.Helper()
+	res, err := ix.Search(q)
+	if err != nil {
+		t.Fatalf("Search(%+v): %v", q, err)
+	}
+	return res
+}
+
+func TestAnalysis(t *testing.T) {
+	ix := realIndex(t)
+	tests := []struct {
+		name, q, want string
+	}{
+		{"korean_particle_stripped", "파드를", "IL-0019"},
+		{"identifier_whole", "conntrack_allowance_exceeded", "IL-0461"},
+		{"identifier_parts", "allowance exceeded", "IL-0461"},
+		{"english_stemming", "throttled", "IL-0326"},
+		{"korean_glued_to_latin", "kube-proxy가", "IL-0049"},
+		{"quoted_phrase", `"PLEG is not healthy"`, "IL-0425"},
+		{"case_id", "IL-0153", "IL-0153"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := mustSearch(t, ix, search.Query{Text: tt.q, Limit: 10, NoFacets: true})
+			if !contains(ids(res), tt.want) {
+				t.Errorf("%q: %s not in the top ten %v", tt.q, tt.want, ids(res))
+			}
+		})
+	}
+	t.Run("phrase_must_match_as_phrase", func(t *testing.T) {
+		res := mustSearch(t, ix, search.Query{Text: `"healthy is not PLEG"`, NoFacets: true})
+		if res.Total != 0 {
+			t.Errorf("a phrase in the wrong order matched %v", ids(res))
+		}
+	})
+	t.Run("case_id_first", func(t *testing.T) {
+		res := mustSearch(t, ix, search.Query{Text: "IL-0153", NoFacets: true})
+		if len(res.Hits) == 0 || res.Hits[0].Case.ID != "IL-0153" {
+			t.Errorf("IL-0153 is not first: %v", ids(res))
+		}
+	})
+}
+
+func TestFiltersAndFacets(t *testing.T) {
+	ix := realIndex(t)
+	all := mustSearch(t, ix, search.Query{Limit: 100})
+	if all.Total != ix.Len() {
+		t.Fatalf("an empty query returns %d of %d cases", all.Total, ix.Len())
+	}
+	// Every facet count over the whole corpus equals the number of cases
+	// that carry the term.
+	for _, f := range search.FilterFields {
+		for _, fc := range all.Facets[f] {
+			res := mustSearch(t, ix, search.Query{Filters: map[string][]string{f: {fc.Term}}, NoFacets: true})
+			if res.Total != fc.Count {
+				t.Errorf("facet %s=%s counts %d, the filter finds %d", f, fc.Term, fc.Count, res.Total)
+			}
+		}
+	}
+	// Filters combine: every hit carries every filter term.
+	q := search.Query{Text: "DNS", Filters: map[string][]string{"components": {"coredns"}, "domain": {"kubernetes"}}, YearFrom: 2019, YearTo: 2025, Limit: 100}
+	res := mustSearch(t, ix, q)
+	if res.Total == 0 {
+		t.Fatal("no CoreDNS cases on Kubernetes in 2019-2025")
+	}
+	for _, h := range res.Hits {
+		c := h.Case
+		if !contains(c.Components, "coredns") || !contains(c.Domain, "kubernetes") || c.Year() < 2019 || c.Year() > 2025 {
+			t.Errorf("%s breaks the filters", c.ID)
+		}
+	}
+	var sum int
+	for _, fc := range res.Facets["components"] {
+		if fc.Term == "coredns" {
+			sum = fc.Count
+		}
+	}
+	if sum != res.Total {
+		t.Errorf("the coredns facet counts %d of %d filtered results", sum, res.Total)
+	}
+	orgs := mustSearch(t, ix, search.Query{Filters: map[string][]string{"org": {"palark"}}})
+	for _, h := range orgs.Hits {
+		if h.Case.OrgSlug != "palark" {
+			t.Errorf("org filter let %s through", h.Case.ID)
+		}
+	}
+	rev := false
+	if res := mustSearch(t, ix, search.Query{Reviewed: &rev}); res.Total != ix.Len() {
+		t.Errorf("reviewed=false finds %d, want every case (none is reviewed yet)", res.Total)
+	}
+}
+
+func TestPagingAndSort(t *testing.T) {
+	ix := realIndex(t)
+	p1 := mustSearch(t, ix, search.Query{Sort: search.SortNewest, Limit: 5})
+	p2 := mustSearch(t, ix, search.Query{Sort: search.SortNewest, Limit: 5, Offset: 5})
+	if p1.Total != p2.Total || len(p1.Hits) != 5 || len(p2.Hits) != 5 {
+		t.Fatalf("pages: %d/%d hits, totals %d/%d", len(p1.Hits), len(p2.Hits), p1.Total, p2.Total)
+	}
+	prev := "9999"
+	for _, h := range append(p1.Hits, p2.Hits...) {
+		if h.Case.Date > prev {
+			t.Errorf("not newest first: %s after %s", h.Case.Date, prev)
+		}
+		prev = h.Case.Date
+	}
+	for _, id := range ids(p1) {
+		if contains(ids(p2), id) {
+			t.Errorf("%s on both pages", id)
+		}
+	}
+	past := mustSearch(t, ix, search.Query{Offset: 5000})
+	if len(past.Hits) != 0 || past.Total != ix.Len() || len(past.Notes) == 0 {
+		t.Errorf("offset past the end: %d hits, total %d, notes %v", len(past.Hits), past.Total, past.Notes)
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	ix := realIndex(t)
+	long := strings.Repeat("conntrack DNS 오류 ", 700)
+	for _, q := range []string{"", "   ", long, "!!!???...", `"unbalanced`, `a "b`, "\x00\x01\x1b[31m", "\xff\xfe bad utf8", "((()))", "*", "???\"\"\"", "AND OR NOT", "-", "+kube -proxy", "title:foo", "field:", "\"\""} {
+		res, err := ix.Search(search.Query{Text: q})
+		if err != nil {
+			t.Errorf("query %.20q: %v", q, err)
+			continue
+		}
+		if res.Limit != search.DefaultLimit {
+			t.Errorf("query %.20q: limit %d", q, res.Limit)
+		}
+	}
+	res := mustSearch(t, ix, search.Query{Text: long})
+	if len(res.Notes) == 0 {
+		t.Errorf("a 10 KB query gives no note that it was cut")
+	}
+	for _, tc := range []struct {
+		limit, want int
+		note        bool
+	}{{0, search.DefaultLimit, false}, {-3, search.DefaultLimit, true}, {10000, search.MaxLimit, true}, {7, 7, false}} {
+		res := mustSearch(t, ix, search.Query{Limit: tc.limit})
+		if res.Limit != tc.want || (len(res.Notes) > 0) != tc.note {
+			t.Errorf("limit %d: used %d, notes %v", tc.limit, res.Limit, res.Notes)
+		}
+	}
+	_, err := ix.Search(search.Query{Filters: map[string][]string{"components": {"flux-capacitor"}}})
+	if !errors.Is(err, incidentlib.ErrInvalid) || !strings.Contains(err.Error(), "coredns") {
+		t.Errorf("unknown term: %v (want ErrInvalid listing the valid terms)", err)
+	}
+	_, err = ix.Search(search.Query{Filters: map[string][]string{"colour": {"blue"}}})
+	if !errors.Is(err, incidentlib.ErrInvalid) || !strings.Contains(err.Error(), "components") {
+		t.Errorf("unknown filter: %v", err)
+	}
+	if _, err = ix.Search(search.Query{Sort: "sideways"}); !errors.Is(err, incidentlib.ErrInvalid) {
+		t.Errorf("bad sort: %v", err)
+	}
+	if _, err = ix.Search(search.Query{YearFrom: 2024, YearTo: 2020}); !errors.Is(err, incidentlib.ErrInvalid) {
+		t.Errorf("year range backwards: %v", err)
+	}
+}
+
+func TestSnippets(t *testing.T) {
+	ix := realIndex(t)
+	for _, tc := range []struct{ lang, q, mark string }{
+		{"ko", "conntrack 항목", "<mark>conntrack</mark>"},
+		{"en", "conntrack entries", "<mark>conntrack</mark>"},
+		{"en", "kube-proxy", "<mark>kube-proxy</mark>"},
+	} {
+		res := mustSearch(t, ix, search.Query{Text: tc.q, Lang: tc.lang, Limit: 3})
+		if len(res.Hits) == 0 {
+			t.Fatalf("%q: no hits", tc.q)
+		}
+		s := res.Hits[0].Snippet
+		if !strings.Contains(s, tc.mark) {
+			t.Errorf("%s %q: snippet lacks %s: %s", tc.lang, tc.q, tc.mark, s)
+		}
+		hangul := strings.ContainsFunc(s, func(r rune) bool { return r >= 0xAC00 && r <= 0xD7A3 })
+		if hangul != (tc.lang == "ko") {
+			t.Errorf("%s snippet in the wrong language: %s", tc.lang, s)
+		}
+	}
+	res := mustSearch(t, ix, search.Query{Text: "<script>alert(1)</script> dns", Limit: 3})
+	for _, h := range res.Hits {
+		if strings.Contains(h.Snippet, "<script") {
+			t.Errorf("snippet holds raw HTML: %s", h.Snippet)
+		}
+	}
+}
+
+func TestSimilarAndRelated(t *testing.T) {
+	ix := realIndex(t)
+	sims, err := ix.SimilarTo("IL-0049", 5, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sims) == 0 {
+		t.Fatal("no similar cases for IL-0049")
+	}
+	for _, s := range sims {
+		if s.Case.ID == "IL-0049" {
+			t.Error("a case is similar to itself")
+		}
+		if s.Reason.Label.KO == "" || s.Reason.Label.EN == "" {
+			t.Errorf("%s has no reason", s.Case.ID)
+		}
+		if s.Reason.SameRootCause != (s.Case.RootCause == "dns-network") {
+			t.Errorf("%s: same_root_cause is wrong", s.Case.ID)
+		}
+		for f, terms := range s.Reason.Shared {
+			for _, term := range terms {
+				if !contains(incidentlib.CaseTerms(s.Case, f), term) || !contains(incidentlib.CaseTerms(ix.Case("IL-0049"), f), term) {
+					t.Errorf("%s: %s %s is not shared", s.Case.ID, f, term)
+				}
+			}
+		}
+	}
+	// The seed's reason wording: "같은 원인 · 공통 conntrack 테이블".
+	found := false
+	for _, s := range sims {
+		found = found || s.Reason.Label.KO == "같은 원인 · 공통 conntrack 테이블"
+	}
+	if !found {
+		t.Errorf("no similar case of IL-0049 says 같은 원인 · 공통 conntrack 테이블: %+v", sims)
+	}
+	rel, err := ix.Related("IL-0191", 6, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	curated := ix.Case("IL-0191").Related
+	for i, id := range curated {
+		if i >= len(rel) || rel[i].Case.ID != id || !rel[i].Reason.Curated {
+			t.Errorf("curated related %s not in place %d", id, i)
+		}
+	}
+	if len(rel) != 6 {
+		t.Errorf("related gives %d cases, want 6", len(rel))
+	}
+	free := ix.SimilarText("E0228 kube-proxy Failed to delete kube-dns endpoint connections: error deleting conntrack entries for UDP peer", 5, false)
+	if len(free) == 0 || free[0].Case.ID != "IL-0049" {
+		t.Errorf("pasted log line: first similar case is not IL-0049: %v", free)
+	}
+	if _, err := ix.SimilarTo("IL-9999", 5, false); !errors.Is(err, incidentlib.ErrNotFound) {
+		t.Errorf("unknown id: %v", err)
+	}
+}
+
+func TestTopic(t *testing.T) {
+	ix := realIndex(t)
+	tp, err := ix.Topic("cilium", "ko", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tp.Vocab != "components" || len(tp.Cases) == 0 {
+		t.Fatalf("topic cilium: %s, %d cases", tp.Vocab, len(tp.Cases))
+	}
+	n := 0
+	for _, y := range tp.ByYear {
+		n += y.Count
+	}
+	if n != len(tp.Cases) {
+		t.Errorf("years count %d of %d cases", n, len(tp.Cases))
+	}
+	for _, c := range tp.Cases {
+		if !contains(c.Components, "cilium") {
+			t.Errorf("%s is not about cilium", c.ID)
+		}
+	}
+	for _, fc := range tp.CoOccurring["components"] {
+		if fc.Term == "cilium" {
+			t.Error("a topic co-occurs with itself")
+		}
+	}
+	if v, _ := ix.FindTerm("severity:unknown"); v != "severity" {
+		t.Errorf("severity:unknown resolves to %q", v)
+	}
+	if _, err := ix.Topic("nope", "ko", false); !errors.Is(err, incidentlib.ErrNotFound) {
+		t.Errorf("unknown topic: %v", err)
+	}
+}
+
+func TestPrivateCasesStayHidden(t *testing.T) {
+	c, err := corpus.LoadEmbedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret := *c.Case("IL-0049")
+	secret.ID = "IL-9999"
+	secret.Private = true
+	secret.Title.EN = "zebracorn private outage"
+	secret.Related = nil
+	ix, err := search.New(c.Vocab, append(append([]*incidentlib.Case{}, c.Cases...), &secret))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := mustSearch(t, ix, search.Query{Text: "zebracorn"}); res.Total != 0 {
+		t.Errorf("a private case is found publicly")
+	}
+	if res := mustSearch(t, ix, search.Query{Text: "zebracorn", IncludePrivate: true}); res.Total != 1 {
+		t.Errorf("the token holder cannot find the private case")
+	}
+	sims, _ := ix.SimilarTo("IL-0049", 50, false)
+	for _, s := range sims {
+		if s.Case.Private {
+			t.Error("a private case appears among similar cases")
+		}
+	}
+	tp, _ := ix.Topic("conntrack", "ko", false)
+	for _, x := range tp.Cases {
+		if x.Private {
+			t.Error("a private case appears in a topic")
+		}
+	}
+	if _, err := ix.SimilarTo("IL-9999", 5, false); err == nil {
+		t.Error("similar to a private case answers publicly")
+	}
+}
+
+func TestUpsertDelete(t *testing.T) {
+	ix := realIndex(t)
+	c := *ix.Case("IL-0049")
+	c.Title.EN = "quokkaflux " + c.Title.EN
+	if err := ix.Upsert(&c); err != nil {
+		t.Fatal(err)
+	}
+	if res := mustSearch(t, ix, search.Query{Text: "quokkaflux"}); res.Total != 1 {
+		t.Fatalf("an updated case is not found by its new words")
+	}
+	if err := ix.Delete("IL-0049"); err != nil {
+		t.Fatal(err)
+	}
+	if res := mustSearch(t, ix, search.Query{Text: "quokkaflux"}); res.Total != 0 {
+		t.Fatalf("a deleted case is still found")
+	}
+	if ix.Case("IL-0049") != nil {
+		t.Fatal("a deleted case is still held")
+	}
+	_ = fmt.Sprint()
+}
