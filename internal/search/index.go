@@ -12,6 +12,7 @@ import (
 
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
+	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/mapping"
 
 	"github.com/incidentlib/incidentlib"
@@ -61,16 +62,11 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 		f.DocValues = false
 		return f
 	}
+	// Both languages share a field: one analyzer reads both, and half the
+	// fields means half the term searchers per query.
 	for _, tf := range textFields {
-		for _, lang := range []string{"en", "ko"} {
-			if tf.name == "terms" || tf.name == "org" {
-				continue
-			}
-			doc.AddFieldMappingsAt(tf.name+"_"+lang, text())
-		}
+		doc.AddFieldMappingsAt(tf.name, text())
 	}
-	doc.AddFieldMappingsAt("terms", text())
-	doc.AddFieldMappingsAt("org", text())
 	kw := func() *mapping.FieldMapping {
 		f := bleve.NewKeywordFieldMapping()
 		f.Analyzer = keyword.Name
@@ -99,7 +95,8 @@ func New(v *incidentlib.Vocab, cases []*incidentlib.Case) (*Index, error) {
 	if err != nil {
 		return nil, fmt.Errorf("search mapping: %w", err)
 	}
-	bi, err := bleve.NewUsing("", m, bleve.Config.DefaultIndexType, bleve.Config.DefaultMemKVStore, nil)
+	// Scorch with an empty path keeps every segment in memory.
+	bi, err := bleve.NewUsing("", m, scorch.Name, scorch.Name, nil)
 	if err != nil {
 		return nil, fmt.Errorf("create search index: %w", err)
 	}
@@ -216,20 +213,14 @@ func (ix *Index) document(c *incidentlib.Case) map[string]any {
 	for _, f := range FilterFields {
 		d[f] = incidentlib.CaseTerms(c, f)
 	}
-	pick := func(t incidentlib.Text, lang string) string {
-		if lang == "en" {
-			return t.EN
-		}
-		return t.KO
-	}
-	for _, lang := range []string{"en", "ko"} {
-		d["title_"+lang] = pick(c.Title, lang)
-		d["trigger_"+lang] = pick(c.Trigger, lang)
-		d["symptoms_text_"+lang] = pick(c.SymptomsText, lang)
-		d["summary_"+lang] = pick(c.Summary, lang)
-		d["rest_"+lang] = strings.Join([]string{pick(c.Detection, lang), pick(c.Lessons, lang),
-			itemsText(c.Remediation, lang), itemsText(c.ActionItems, lang)}, "\n")
-	}
+	both := func(t incidentlib.Text) string { return t.EN + "\n" + t.KO }
+	d["title"] = both(c.Title)
+	d["trigger"] = both(c.Trigger)
+	d["symptoms_text"] = both(c.SymptomsText)
+	d["summary"] = both(c.Summary)
+	d["rest"] = strings.Join([]string{both(c.Detection), both(c.Lessons),
+		itemsText(c.Remediation, "en"), itemsText(c.Remediation, "ko"),
+		itemsText(c.ActionItems, "en"), itemsText(c.ActionItems, "ko")}, "\n")
 	// Vocabulary labels in both languages let "conntrack 테이블" or "설정 변경"
 	// find a case tagged with the term even where its prose words it otherwise.
 	var terms []string

@@ -211,12 +211,7 @@ func (ix *Index) textQuery(text string, notes *[]string) (query.Query, []string)
 		terms = terms[:MaxQueryTerms]
 	}
 	var should []query.Query
-	fields := func(name string) []string {
-		if name == "terms" || name == "org" {
-			return []string{name}
-		}
-		return []string{name + "_en", name + "_ko"}
-	}
+	fields := func(name string) []string { return []string{name} }
 	for _, tf := range textFields {
 		for _, f := range fields(tf.name) {
 			for _, t := range terms {
@@ -327,7 +322,7 @@ func (ix *Index) Search(q Query) (*Result, error) {
 		return nil, err
 	}
 	text := clean(q.Text, &notes)
-	tq, highlight := ix.textQuery(text, &notes)
+	tq, _ := ix.textQuery(text, &notes)
 	must := ix.filterQuery(&q)
 	var root query.Query
 	switch {
@@ -343,6 +338,7 @@ func (ix *Index) Search(q Query) (*Result, error) {
 		root = bq
 	}
 	req := bleve.NewSearchRequestOptions(root, q.Limit, q.Offset, false)
+	req.IncludeLocations = tq != nil // for snippets
 	switch {
 	case q.Sort == SortNewest || (tq == nil && q.Sort == SortRelevance):
 		req.SortBy([]string{"-date", "-_id"})
@@ -368,7 +364,7 @@ func (ix *Index) Search(q Query) (*Result, error) {
 		if c == nil {
 			continue // deleted between search and lookup
 		}
-		res.Hits = append(res.Hits, Hit{Case: c, Score: h.Score, Snippet: ix.snippet(c, q.Lang, highlight)})
+		res.Hits = append(res.Hits, Hit{Case: c, Score: h.Score, Snippet: ix.snippet(c, q.Lang, h.Locations)})
 	}
 	ix.mu.RUnlock()
 	if q.Offset >= res.Total && res.Total > 0 {

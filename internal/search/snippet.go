@@ -2,8 +2,11 @@ package search
 
 import (
 	"html"
+	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/blevesearch/bleve/v2/search"
 
 	"github.com/incidentlib/incidentlib"
 )
@@ -13,27 +16,68 @@ const SnippetLen = 220
 
 type span struct{ start, end int }
 
-// matches returns the byte ranges of text whose analysed terms are in want,
-// merged where they overlap.
-func (ix *Index) matches(text string, want map[string]bool) []span {
-	a := ix.bi.Mapping().AnalyzerNamed(analyzerName)
-	var spans []span
-	for _, tok := range a.Analyze([]byte(text)) {
-		if want[string(tok.Term)] {
-			spans = append(spans, span{tok.Start, tok.End})
+func joinable(gap string) bool {
+	return gap != "" && len(gap) <= 2 && strings.Trim(gap, "-_.") == ""
+}
+
+// snippetFields are the fields a snippet may come from, in order of
+// preference when they match equally well.
+var snippetFields = []string{"symptoms_text", "summary", "trigger", "title"}
+
+func fieldText(c *incidentlib.Case, field string) incidentlib.Text {
+	switch field {
+	case "symptoms_text":
+		return c.SymptomsText
+	case "summary":
+		return c.Summary
+	case "trigger":
+		return c.Trigger
+	}
+	return c.Title
+}
+
+// snippet picks the part of the case, in lang, that best shows why it
+// matched, and marks the matched words. It uses the match locations the
+// search found, so nothing is analysed again. Without matches it is the
+// start of the summary.
+func (ix *Index) snippet(c *incidentlib.Case, lang string, locs search.FieldTermLocationMap) string {
+	best, bestSpans := c.Summary.In(lang), []span(nil)
+	for _, f := range snippetFields {
+		t := fieldText(c, f)
+		// The field holds English, a newline, then Korean.
+		lo, hi := 0, len(t.EN)
+		if lang == "ko" {
+			lo, hi = len(t.EN)+1, len(t.EN)+1+len(t.KO)
+		}
+		var spans []span
+		for _, tl := range locs[f] {
+			for _, l := range tl {
+				if int(l.Start) >= lo && int(l.End) <= hi {
+					spans = append(spans, span{int(l.Start) - lo, int(l.End) - lo})
+				}
+			}
+		}
+		if len(spans) > len(bestSpans) {
+			best, bestSpans = t.In(lang), spans
+			if lang == "en" {
+				best = t.EN
+			} else {
+				best = t.KO
+			}
 		}
 	}
-	// Tokens come in order of position; bigrams overlap, identifier parts
-	// repeat inside their whole. Sort and merge.
-	for i := 1; i < len(spans); i++ {
-		for j := i; j > 0 && spans[j].start < spans[j-1].start; j-- {
-			spans[j], spans[j-1] = spans[j-1], spans[j]
-		}
+	if len(bestSpans) == 0 {
+		return html.EscapeString(cut(best, 0, SnippetLen))
 	}
+	return mark(best, mergeSpans(best, bestSpans))
+}
+
+// mergeSpans sorts spans and joins those that overlap or that only a
+// hyphen, dot or underscore separates (so kube-apiserver is one mark).
+func mergeSpans(text string, spans []span) []span {
+	sort.Slice(spans, func(i, j int) bool { return spans[i].start < spans[j].start })
 	var merged []span
 	for _, s := range spans {
-		// Join spans that only a hyphen, dot or underscore separates, so
-		// that kube-apiserver is marked as one word.
 		if n := len(merged); n > 0 && (s.start <= merged[n-1].end || joinable(text[merged[n-1].end:s.start])) {
 			if s.end > merged[n-1].end {
 				merged[n-1].end = s.end
@@ -45,33 +89,8 @@ func (ix *Index) matches(text string, want map[string]bool) []span {
 	return merged
 }
 
-func joinable(gap string) bool {
-	return gap != "" && len(gap) <= 2 && strings.Trim(gap, "-_.") == ""
-}
-
-// snippet picks the part of the case, in lang, that best shows why it
-// matched, and marks the matched words. Without query terms it is the start
-// of the summary.
-func (ix *Index) snippet(c *incidentlib.Case, lang string, terms []string) string {
-	fields := []string{c.SymptomsText.In(lang), c.Summary.In(lang), c.Trigger.In(lang), c.Detection.In(lang), c.Lessons.In(lang)}
-	if len(terms) == 0 {
-		return html.EscapeString(cut(fields[1], 0, SnippetLen))
-	}
-	want := map[string]bool{}
-	for _, t := range terms {
-		want[t] = true
-	}
-	best, bestSpans, bestScore := fields[1], []span(nil), -1
-	for _, f := range fields {
-		sp := ix.matches(f, want)
-		if len(sp) > bestScore {
-			best, bestSpans, bestScore = f, sp, len(sp)
-		}
-	}
-	if len(bestSpans) == 0 {
-		return html.EscapeString(cut(best, 0, SnippetLen))
-	}
-	// The window of SnippetLen bytes holding the most matches.
+// mark cuts the window of text that holds the most spans and marks them.
+func mark(best string, bestSpans []span) string {
 	from, most := 0, 0
 	for i := range bestSpans {
 		n := 0
@@ -89,9 +108,8 @@ func (ix *Index) snippet(c *incidentlib.Case, lang string, terms []string) strin
 	for start > 0 && !utf8.RuneStart(best[start]) {
 		start--
 	}
-	// Begin at a word boundary.
 	if start > 0 {
-		if i := strings.IndexAny(best[start:], " \n"); i >= 0 && i < 30 {
+		if i := strings.IndexAny(best[start:], " \n"); i >= 0 && i < 30 && start+i+1 <= bestSpans[from].start {
 			start += i + 1
 		}
 	}
@@ -108,7 +126,7 @@ func (ix *Index) snippet(c *incidentlib.Case, lang string, terms []string) strin
 	}
 	pos := start
 	for _, s := range bestSpans {
-		if s.end <= start || s.start >= end {
+		if s.end <= pos || s.start >= end {
 			continue
 		}
 		if s.start < pos {

@@ -1,0 +1,150 @@
+package search_test
+
+import (
+	"fmt"
+	"math/rand"
+	"runtime"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/internal/corpus"
+	"github.com/incidentlib/incidentlib/internal/search"
+)
+
+// synthetic returns n cases made from the real corpus: each a copy of a real
+// case with its own id, date and one made-up word, so that the index has
+// realistic text and term statistics at any size.
+func synthetic(b *testing.B, n int) (*incidentlib.Vocab, []*incidentlib.Case) {
+	c, err := corpus.LoadEmbedded()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if n == 0 {
+		return c.Vocab, c.Cases
+	}
+	rng := rand.New(rand.NewSource(1))
+	out := make([]*incidentlib.Case, n)
+	for i := range out {
+		k := *c.Cases[i%len(c.Cases)]
+		k.ID = fmt.Sprintf("IL-%07d", i)
+		k.Date = fmt.Sprintf("%d-%02d-%02d", 2017+rng.Intn(10), 1+rng.Intn(12), 1+rng.Intn(28))
+		k.Title.EN = fmt.Sprintf("%s w%d", k.Title.EN, rng.Intn(n))
+		k.Related = nil
+		out[i] = &k
+	}
+	return c.Vocab, out
+}
+
+var sizes = []struct {
+	name string
+	n    int
+}{{"real", 0}, {"10k", 10_000}, {"100k", 100_000}}
+
+// latencies runs op b.N times and reports the median and 99th percentile.
+func latencies(b *testing.B, op func(i int)) {
+	d := make([]time.Duration, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		op(i)
+		d[i] = time.Since(t0)
+	}
+	b.StopTimer()
+	sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
+	b.ReportMetric(float64(d[len(d)/2].Microseconds()), "p50-µs")
+	b.ReportMetric(float64(d[len(d)*99/100].Microseconds()), "p99-µs")
+}
+
+func heapMB() float64 {
+	runtime.GC()
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return float64(m.HeapAlloc) / (1 << 20)
+}
+
+func BenchmarkBuild(b *testing.B) {
+	for _, s := range sizes {
+		b.Run(s.name, func(b *testing.B) {
+			v, cases := synthetic(b, s.n)
+			before := heapMB()
+			var ix *search.Index
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if ix != nil {
+					ix.Close()
+				}
+				var err error
+				if ix, err = search.New(v, cases); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.StopTimer()
+			b.ReportMetric(heapMB()-before, "index-MB")
+			ix.Close()
+		})
+	}
+}
+
+var benchQueries = []string{
+	"kube-apiserver OOM", "롤아웃 중 DNS 오류", "conntrack_allowance_exceeded",
+	"Failed to delete kube-system/kube-dns:dns endpoint connections",
+	"CoreDNS 파드가 줄어든 뒤 일부 서비스의 DNS 가 안 됨", "throttled containers",
+	`"PLEG is not healthy"`, "webhook timeout blocked deploys", "인증서가 만료돼 부가 기능이 모두 꺼짐",
+}
+
+func benchIndex(b *testing.B, n int) *search.Index {
+	v, cases := synthetic(b, n)
+	ix, err := search.New(v, cases)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { ix.Close() })
+	return ix
+}
+
+func BenchmarkSearch(b *testing.B) {
+	for _, s := range sizes {
+		b.Run(s.name, func(b *testing.B) {
+			ix := benchIndex(b, s.n)
+			latencies(b, func(i int) {
+				if _, err := ix.Search(search.Query{Text: benchQueries[i%len(benchQueries)]}); err != nil {
+					b.Fatal(err)
+				}
+			})
+		})
+	}
+}
+
+func BenchmarkFilterOnly(b *testing.B) {
+	filters := []map[string][]string{
+		{"components": {"coredns"}}, {"root_cause": {"capacity-limit"}},
+		{"domain": {"kubernetes"}, "symptoms": {"dns-resolution-failures"}},
+	}
+	for _, s := range sizes {
+		b.Run(s.name, func(b *testing.B) {
+			ix := benchIndex(b, s.n)
+			latencies(b, func(i int) {
+				if _, err := ix.Search(search.Query{Filters: filters[i%len(filters)]}); err != nil {
+					b.Fatal(err)
+				}
+			})
+		})
+	}
+}
+
+func BenchmarkSimilar(b *testing.B) {
+	for _, s := range sizes {
+		b.Run(s.name, func(b *testing.B) {
+			ix := benchIndex(b, s.n)
+			all := ix.Cases(false)
+			latencies(b, func(i int) {
+				if _, err := ix.SimilarTo(all[i%len(all)].ID, 10, false); err != nil {
+					b.Fatal(err)
+				}
+			})
+		})
+	}
+}
