@@ -17,6 +17,7 @@ import (
 
 	"github.com/incidentlib/incidentlib"
 	"github.com/incidentlib/incidentlib/internal/corpus"
+	"github.com/incidentlib/incidentlib/internal/view"
 )
 
 func init() { commands = append(commands, exportCmd, importCmd) }
@@ -63,7 +64,7 @@ case a line) or CSV (one row a case, lists joined with ";").`,
 func Export(w io.Writer, c *corpus.Corpus, format, baseURL string) error {
 	cases := make([]*incidentlib.Case, len(c.Cases))
 	for i, k := range c.Cases {
-		cases[i] = WithURL(k, baseURL)
+		cases[i] = view.WithURL(k, baseURL)
 	}
 	switch format {
 	case "json":

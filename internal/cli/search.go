@@ -12,6 +12,7 @@ import (
 	"github.com/incidentlib/incidentlib"
 	"github.com/incidentlib/incidentlib/internal/i18n"
 	"github.com/incidentlib/incidentlib/internal/search"
+	"github.com/incidentlib/incidentlib/internal/view"
 )
 
 func init() { commands = append(commands, searchCmd, similarCmd, topicCmd) }
@@ -27,43 +28,6 @@ func (e *env) openIndex() (*search.Index, error) {
 	}
 	return ix, nil
 }
-
-// SearchItem is one result in the JSON form of a search, shared with the API.
-type SearchItem struct {
-	ID        string           `json:"id"`
-	Org       string           `json:"org"`
-	Date      string           `json:"date"`
-	Title     incidentlib.Text `json:"title"`
-	RootCause string           `json:"root_cause"`
-	Score     float64          `json:"score"`
-	Snippet   string           `json:"snippet"`
-	URL       string           `json:"url"`
-}
-
-// SearchResponse is the JSON form of a search.
-type SearchResponse struct {
-	Items  []SearchItem                   `json:"items"`
-	Total  int                            `json:"total"`
-	Offset int                            `json:"offset"`
-	Limit  int                            `json:"limit"`
-	Facets map[string][]search.FacetCount `json:"facets"`
-	Notes  []string                       `json:"notes,omitempty"`
-}
-
-// NewSearchResponse turns a search result into its JSON form.
-func NewSearchResponse(r *search.Result, baseURL string) SearchResponse {
-	out := SearchResponse{Items: []SearchItem{}, Total: r.Total, Offset: r.Offset, Limit: r.Limit, Facets: r.Facets, Notes: r.Notes}
-	for _, h := range r.Hits {
-		out.Items = append(out.Items, SearchItem{
-			ID: h.Case.ID, Org: h.Case.Org, Date: h.Case.Date, Title: h.Case.Title,
-			RootCause: h.Case.RootCause, Score: round3(h.Score), Snippet: h.Snippet,
-			URL: strings.TrimRight(baseURL, "/") + "/cases/" + h.Case.ID,
-		})
-	}
-	return out
-}
-
-func round3(f float64) float64 { return float64(int64(f*1000+0.5)) / 1000 }
 
 func searchCmd(e *env) *cobra.Command {
 	var (
@@ -104,7 +68,7 @@ Filters narrow the results; every filter must hold.`,
 				return asUserError(err)
 			}
 			if asJSON {
-				return writeJSON(e.stdout, NewSearchResponse(res, DefaultBaseURL), true)
+				return writeJSON(e.stdout, view.NewSearchResponse(res, DefaultBaseURL), true)
 			}
 			printResults(e.stdout, ix, res, lang)
 			return nil
@@ -183,25 +147,6 @@ func asUserError(err error) error {
 	return &ExitError{2, err}
 }
 
-// SimilarItem is one similar case in JSON.
-type SimilarItem struct {
-	ID     string           `json:"id"`
-	Org    string           `json:"org"`
-	Date   string           `json:"date"`
-	Title  incidentlib.Text `json:"title"`
-	Score  float64          `json:"score"`
-	Reason search.Reason    `json:"reason"`
-}
-
-// NewSimilarItems turns similar cases into their JSON form.
-func NewSimilarItems(s []search.Similar) []SimilarItem {
-	out := []SimilarItem{}
-	for _, x := range s {
-		out = append(out, SimilarItem{ID: x.Case.ID, Org: x.Case.Org, Date: x.Case.Date, Title: x.Case.Title, Score: round3(x.Score), Reason: x.Reason})
-	}
-	return out
-}
-
 func similarCmd(e *env) *cobra.Command {
 	var asJSON bool
 	var lang string
@@ -226,7 +171,7 @@ func similarCmd(e *env) *cobra.Command {
 				sims = ix.SimilarText(arg, limit, false)
 			}
 			if asJSON {
-				return writeJSON(e.stdout, map[string]any{"items": NewSimilarItems(sims)}, true)
+				return writeJSON(e.stdout, map[string]any{"items": view.NewSimilarItems(sims)}, true)
 			}
 			for _, s := range sims {
 				fmt.Fprintf(e.stdout, "%s  %.2f  %s\n  %s · %s\n  %s\n\n", s.Case.ID, s.Score, s.Reason.Label.In(lang), s.Case.Org, s.Case.Date, s.Case.Title.In(lang))
@@ -257,7 +202,7 @@ func topicCmd(e *env) *cobra.Command {
 				return asUserError(err)
 			}
 			if asJSON {
-				return writeJSON(e.stdout, NewTopicResponse(tp, lang), true)
+				return writeJSON(e.stdout, view.NewTopicResponse(tp, lang), true)
 			}
 			fmt.Fprintf(e.stdout, "%s (%s) — %s\n%s\n\n", tp.Term.Label.In(lang), tp.Vocab, tp.Term.ID, tp.Term.Description.In(lang))
 			for _, c := range tp.Cases {
@@ -284,34 +229,4 @@ func topicCmd(e *env) *cobra.Command {
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	cmd.Flags().StringVar(&lang, "lang", "ko", "ko or en")
 	return cmd
-}
-
-// TopicResponse is the JSON form of a topic.
-type TopicResponse struct {
-	Vocab       string                         `json:"vocab"`
-	Term        *incidentlib.Term              `json:"term"`
-	Total       int                            `json:"total"`
-	Cases       []TopicCase                    `json:"cases"`
-	CoOccurring map[string][]search.FacetCount `json:"co_occurring"`
-	ByYear      []search.YearCount             `json:"by_year"`
-}
-
-// TopicCase is a case in a topic listing.
-type TopicCase struct {
-	ID    string           `json:"id"`
-	Org   string           `json:"org"`
-	Date  string           `json:"date"`
-	Title incidentlib.Text `json:"title"`
-}
-
-// NewTopicResponse turns a topic into its JSON form.
-func NewTopicResponse(tp *search.Topic, lang string) TopicResponse {
-	out := TopicResponse{Vocab: tp.Vocab, Term: tp.Term, Total: len(tp.Cases), Cases: []TopicCase{}, CoOccurring: tp.CoOccurring, ByYear: tp.ByYear}
-	for _, c := range tp.Cases {
-		out.Cases = append(out.Cases, TopicCase{c.ID, c.Org, c.Date, c.Title})
-	}
-	if out.ByYear == nil {
-		out.ByYear = []search.YearCount{}
-	}
-	return out
 }

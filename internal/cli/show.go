@@ -11,6 +11,7 @@ import (
 	"github.com/incidentlib/incidentlib"
 	"github.com/incidentlib/incidentlib/internal/corpus"
 	"github.com/incidentlib/incidentlib/internal/i18n"
+	"github.com/incidentlib/incidentlib/internal/view"
 )
 
 func init() { commands = append(commands, showCmd) }
@@ -39,7 +40,7 @@ func showCmd(e *env) *cobra.Command {
 				return &ExitError{2, fmt.Errorf("no case %q; case ids look like IL-0049 (incidentlib search lists them)", args[0])}
 			}
 			if asJSON {
-				return writeJSON(e.stdout, WithURL(k, baseURL), true)
+				return writeJSON(e.stdout, view.WithURL(k, baseURL), true)
 			}
 			renderCase(e.stdout, c, k, lang)
 			return nil
@@ -49,13 +50,6 @@ func showCmd(e *env) *cobra.Command {
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the case as JSON, exactly as the API serves it")
 	cmd.Flags().StringVar(&baseURL, "base-url", DefaultBaseURL, "base URL that case URLs are derived from")
 	return cmd
-}
-
-// WithURL returns a copy of c with its canonical URL derived from baseURL.
-func WithURL(c *incidentlib.Case, baseURL string) *incidentlib.Case {
-	cp := *c
-	cp.URL = strings.TrimRight(baseURL, "/") + "/cases/" + c.ID
-	return &cp
 }
 
 func writeJSON(w io.Writer, v any, indent bool) error {

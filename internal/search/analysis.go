@@ -10,7 +10,6 @@ import (
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
 	"github.com/blevesearch/bleve/v2/analysis/token/porter"
-	unicodetok "github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
 	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/registry"
 )
@@ -40,7 +39,7 @@ func init() {
 func addAnalyzer(m *mapping.IndexMappingImpl) error {
 	return m.AddCustomAnalyzer(analyzerName, map[string]any{
 		"type":      custom.Name,
-		"tokenizer": unicodetok.Name,
+		"tokenizer": tokenizerName,
 		"token_filters": []string{
 			lowercase.Name,
 			identPartsName,

@@ -33,6 +33,10 @@ var textFields = []struct {
 	{"rest", 1},
 }
 
+// vectorFields keep term vectors: phrases match there, and snippets are cut
+// from them.
+var vectorFields = map[string]bool{"title": true, "trigger": true, "symptoms_text": true, "summary": true, "rest": true}
+
 // FilterFields are the vocabulary fields a search can be filtered and
 // faceted on, in display order.
 var FilterFields = []string{
@@ -54,18 +58,21 @@ func newMapping() (*mapping.IndexMappingImpl, error) {
 		return nil, err
 	}
 	doc := bleve.NewDocumentMapping()
-	text := func() *mapping.FieldMapping {
+	text := func(vectors bool) *mapping.FieldMapping {
 		f := bleve.NewTextFieldMapping()
 		f.Analyzer = analyzerName
 		f.Store = false
-		f.IncludeTermVectors = true // positions, for quoted phrases
+		f.IncludeInAll = false
+		f.IncludeTermVectors = vectors
 		f.DocValues = false
 		return f
 	}
 	// Both languages share a field: one analyzer reads both, and half the
-	// fields means half the term searchers per query.
+	// fields means half the term searchers per query. Term vectors (positions
+	// and offsets, for quoted phrases and snippets) are kept only where
+	// snippets come from: they cost time at every start.
 	for _, tf := range textFields {
-		doc.AddFieldMappingsAt(tf.name, text())
+		doc.AddFieldMappingsAt(tf.name, text(vectorFields[tf.name]))
 	}
 	kw := func() *mapping.FieldMapping {
 		f := bleve.NewKeywordFieldMapping()

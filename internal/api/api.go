@@ -1,0 +1,548 @@
+package api
+
+import (
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/internal/library"
+	"github.com/incidentlib/incidentlib/internal/search"
+	"github.com/incidentlib/incidentlib/internal/view"
+)
+
+// MaxBody is the largest request body a write accepts.
+const MaxBody = 1 << 20
+
+// API serves /api/.
+type API struct {
+	lib     *library.Library
+	baseURL string
+	token   string // empty: writes are disabled
+	log     *slog.Logger
+	now     func() time.Time
+}
+
+// New returns the API over lib. token guards writes; without one, writes
+// answer 401 with a message that says how to enable them.
+func New(lib *library.Library, baseURL, token string, log *slog.Logger) *API {
+	return &API{lib: lib, baseURL: strings.TrimRight(baseURL, "/"), token: token, log: log, now: time.Now}
+}
+
+// Routes lists every route of the API: the OpenAPI test compares it with
+// openapi.json.
+var Routes = []struct{ Method, Path string }{
+	{"GET", "/api/cases"},
+	{"GET", "/api/cases/{id}"},
+	{"PUT", "/api/cases/{id}"},
+	{"DELETE", "/api/cases/{id}"},
+	{"POST", "/api/cases/{id}/review"},
+	{"GET", "/api/cases/{id}/similar"},
+	{"GET", "/api/topics"},
+	{"GET", "/api/topics/{term}"},
+	{"GET", "/api/vocab"},
+	{"GET", "/api/stats"},
+	{"GET", "/api/openapi.json"},
+}
+
+type handler func(w http.ResponseWriter, r *http.Request) error
+
+// Install registers the API on mux.
+func (a *API) Install(mux *http.ServeMux) {
+	h := map[string]handler{
+		"GET /api/cases":              a.listCases,
+		"GET /api/cases/{id}":         a.getCase,
+		"PUT /api/cases/{id}":         a.putCase,
+		"DELETE /api/cases/{id}":      a.deleteCase,
+		"POST /api/cases/{id}/review": a.review,
+		"GET /api/cases/{id}/similar": a.similar,
+		"GET /api/topics":             a.topics,
+		"GET /api/topics/{term}":      a.topic,
+		"GET /api/vocab":              a.vocab,
+		"GET /api/stats":              a.stats,
+		"GET /api/openapi.json":       a.openapi,
+	}
+	allowed := map[string][]string{}
+	for pattern, fn := range h {
+		method, path, _ := strings.Cut(pattern, " ")
+		allowed[path] = append(allowed[path], method)
+		mux.Handle(pattern, a.wrap(fn))
+	}
+	for path, methods := range allowed {
+		sort.Strings(methods)
+		allow := strings.Join(append(methods, "OPTIONS"), ", ")
+		if contains(methods, "GET") {
+			allow = strings.Join(append(methods, "HEAD", "OPTIONS"), ", ")
+		}
+		mux.HandleFunc("OPTIONS "+path, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Allow", allow)
+			w.Header().Set("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS")
+			w.Header().Set("Access-Control-Allow-Headers", "If-None-Match, Content-Type")
+			w.Header().Set("Access-Control-Max-Age", "86400")
+			w.WriteHeader(http.StatusNoContent)
+		})
+		// Any other method on a known path: a JSON 405.
+		mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Allow", allow)
+			WriteErrorCode(w, http.StatusMethodNotAllowed, "method_not_allowed", fmt.Sprintf("%s is not allowed on %s; allowed: %s", r.Method, path, allow))
+		})
+	}
+	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
+		WriteErrorCode(w, http.StatusNotFound, "not_found", fmt.Sprintf("no API route %s; /api/openapi.json lists them", r.URL.Path))
+	})
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func (a *API) wrap(fn handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet || r.Method == http.MethodHead {
+			w.Header().Set("Access-Control-Allow-Origin", "*")
+		}
+		if err := fn(w, r); err != nil {
+			WriteError(w, r, a.log, err)
+		}
+	})
+}
+
+// authorized reports whether the request carries the write token.
+func (a *API) authorized(r *http.Request) bool {
+	if a.token == "" {
+		return false
+	}
+	auth := r.Header.Get("Authorization")
+	tok, ok := strings.CutPrefix(auth, "Bearer ")
+	return ok && subtle.ConstantTimeCompare([]byte(strings.TrimSpace(tok)), []byte(a.token)) == 1
+}
+
+// Authorized is exported for the other faces (pages, MCP) that show private
+// cases to the token holder only.
+func (a *API) Authorized(r *http.Request) bool { return a.authorized(r) }
+
+func (a *API) requireToken(r *http.Request) error {
+	if a.token == "" {
+		return incidentlib.Errorf(incidentlib.ErrUnauthorized, "writes are disabled on this server; start it with INCIDENTLIB_TOKEN or INCIDENTLIB_TOKEN_FILE set")
+	}
+	if !a.authorized(r) {
+		return incidentlib.Errorf(incidentlib.ErrUnauthorized, "this write needs the header Authorization: Bearer TOKEN")
+	}
+	return nil
+}
+
+var caseIDRE = regexp.MustCompile(`^IL-[0-9]{4}$`)
+
+func caseID(r *http.Request) (string, error) {
+	id := strings.ToUpper(r.PathValue("id"))
+	if !caseIDRE.MatchString(id) {
+		return "", incidentlib.Errorf(incidentlib.ErrInvalid, "%q is not a case id; ids look like IL-0049", truncate(r.PathValue("id"), 40))
+	}
+	return id, nil
+}
+
+func truncate(s string, n int) string {
+	s = strings.ToValidUTF8(s, "?")
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}
+
+// visible returns the case when the request may see it.
+func (a *API) visible(r *http.Request, id string) (*incidentlib.Case, error) {
+	c := a.lib.Index.Case(id)
+	if c == nil || (c.Private && !a.authorized(r)) {
+		return nil, incidentlib.Errorf(incidentlib.ErrNotFound, "no case %s", id)
+	}
+	return c, nil
+}
+
+func (a *API) withURL(c *incidentlib.Case) *incidentlib.Case { return view.WithURL(c, a.baseURL) }
+
+// params checks the query string against the names a route accepts.
+func params(r *http.Request, allowed ...string) (url.Values, error) {
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return nil, incidentlib.Errorf(incidentlib.ErrInvalid, "the query string is malformed: %v", err)
+	}
+	for k, vs := range q {
+		if !contains(allowed, k) {
+			return nil, incidentlib.Errorf(incidentlib.ErrInvalid, "unknown parameter %q; this route takes: %s", truncate(k, 40), strings.Join(allowed, ", "))
+		}
+		for _, v := range vs {
+			if !utf8Valid(v) {
+				return nil, incidentlib.Errorf(incidentlib.ErrInvalid, "parameter %q is not valid UTF-8", k)
+			}
+		}
+	}
+	return q, nil
+}
+
+func utf8Valid(s string) bool { return strings.ToValidUTF8(s, "\uFFFD") == s }
+
+func intParam(q url.Values, name string, def int) (int, error) {
+	v := q.Get(name)
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return 0, incidentlib.Errorf(incidentlib.ErrInvalid, "%s %q is not a whole number", name, truncate(v, 20))
+	}
+	return n, nil
+}
+
+func langParam(q url.Values) (string, error) {
+	switch l := q.Get("lang"); l {
+	case "", "ko":
+		return "ko", nil
+	case "en":
+		return "en", nil
+	default:
+		return "", incidentlib.Errorf(incidentlib.ErrInvalid, "lang %q is not supported; use ko or en", truncate(l, 20))
+	}
+}
+
+// listValues splits repeated and comma-separated values.
+func listValues(q url.Values, name string) []string {
+	var out []string
+	for _, v := range q[name] {
+		for _, p := range strings.Split(v, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+var searchParams = []string{"q", "lang", "domain", "symptoms", "root_cause", "components", "contributing", "severity", "org", "year_from", "year_to", "reviewed", "sort", "offset", "limit"}
+
+// QueryFromParams turns query-string parameters into a search.
+func QueryFromParams(q url.Values) (search.Query, error) {
+	var sq search.Query
+	var err error
+	sq.Text = q.Get("q")
+	if sq.Lang, err = langParam(q); err != nil {
+		return sq, err
+	}
+	sq.Filters = map[string][]string{}
+	for _, f := range append(append([]string{}, search.FilterFields...), "org") {
+		if vs := listValues(q, f); len(vs) > 0 {
+			sq.Filters[f] = vs
+		}
+	}
+	if sq.YearFrom, err = intParam(q, "year_from", 0); err != nil {
+		return sq, err
+	}
+	if sq.YearTo, err = intParam(q, "year_to", 0); err != nil {
+		return sq, err
+	}
+	switch q.Get("reviewed") {
+	case "":
+	case "true", "1":
+		t := true
+		sq.Reviewed = &t
+	case "false", "0":
+		f := false
+		sq.Reviewed = &f
+	default:
+		return sq, incidentlib.Errorf(incidentlib.ErrInvalid, "reviewed must be true or false")
+	}
+	sq.Sort = q.Get("sort")
+	if sq.Offset, err = intParam(q, "offset", 0); err != nil {
+		return sq, err
+	}
+	if sq.Limit, err = intParam(q, "limit", 0); err != nil {
+		return sq, err
+	}
+	return sq, nil
+}
+
+func (a *API) listCases(w http.ResponseWriter, r *http.Request) error {
+	q, err := params(r, searchParams...)
+	if err != nil {
+		return err
+	}
+	sq, err := QueryFromParams(q)
+	if err != nil {
+		return err
+	}
+	sq.IncludePrivate = a.authorized(r)
+	res, err := a.lib.Index.Search(sq)
+	if err != nil {
+		return err
+	}
+	if sq.IncludePrivate {
+		w.Header().Set("Cache-Control", "private, no-store")
+	}
+	WriteJSON(w, r, http.StatusOK, view.NewSearchResponse(res, a.baseURL))
+	return nil
+}
+
+func (a *API) getCase(w http.ResponseWriter, r *http.Request) error {
+	if _, err := params(r); err != nil {
+		return err
+	}
+	id, err := caseID(r)
+	if err != nil {
+		return err
+	}
+	c, err := a.visible(r, id)
+	if err != nil {
+		return err
+	}
+	if c.Private {
+		w.Header().Set("Cache-Control", "private, no-store")
+	}
+	WriteJSON(w, r, http.StatusOK, a.withURL(c))
+	return nil
+}
+
+// SimilarResponse is the answer of /api/cases/{id}/similar.
+type SimilarResponse struct {
+	ID    string             `json:"id"`
+	Items []view.SimilarItem `json:"items"`
+}
+
+func (a *API) similar(w http.ResponseWriter, r *http.Request) error {
+	q, err := params(r, "limit")
+	if err != nil {
+		return err
+	}
+	id, err := caseID(r)
+	if err != nil {
+		return err
+	}
+	if _, err := a.visible(r, id); err != nil {
+		return err
+	}
+	limit, err := intParam(q, "limit", 10)
+	if err != nil {
+		return err
+	}
+	if limit < 1 || limit > 50 {
+		return incidentlib.Errorf(incidentlib.ErrInvalid, "limit must be between 1 and 50")
+	}
+	sims, err := a.lib.Index.SimilarTo(id, limit, a.authorized(r))
+	if err != nil {
+		return err
+	}
+	WriteJSON(w, r, http.StatusOK, SimilarResponse{ID: id, Items: view.NewSimilarItems(sims)})
+	return nil
+}
+
+// TopicSummary is one entry of /api/topics.
+type TopicSummary struct {
+	Vocab string           `json:"vocab"`
+	ID    string           `json:"id"`
+	Label incidentlib.Text `json:"label"`
+	Count int              `json:"count"`
+}
+
+func (a *API) topics(w http.ResponseWriter, r *http.Request) error {
+	if _, err := params(r); err != nil {
+		return err
+	}
+	counts := map[string]int{}
+	for _, c := range a.lib.Index.Cases(false) {
+		for _, f := range search.FilterFields {
+			for _, id := range incidentlib.CaseTerms(c, f) {
+				counts[f+"/"+id]++
+			}
+		}
+	}
+	items := []TopicSummary{}
+	for _, f := range search.FilterFields {
+		for _, t := range a.lib.Vocab.Lists[f] {
+			items = append(items, TopicSummary{Vocab: f, ID: t.ID, Label: t.Label, Count: counts[f+"/"+t.ID]})
+		}
+	}
+	WriteJSON(w, r, http.StatusOK, map[string]any{"items": items})
+	return nil
+}
+
+func (a *API) topic(w http.ResponseWriter, r *http.Request) error {
+	q, err := params(r, "lang")
+	if err != nil {
+		return err
+	}
+	lang, err := langParam(q)
+	if err != nil {
+		return err
+	}
+	tp, err := a.lib.Index.Topic(r.PathValue("term"), lang, a.authorized(r))
+	if err != nil {
+		return err
+	}
+	WriteJSON(w, r, http.StatusOK, view.NewTopicResponse(tp, lang))
+	return nil
+}
+
+func (a *API) vocab(w http.ResponseWriter, r *http.Request) error {
+	if _, err := params(r); err != nil {
+		return err
+	}
+	out := map[string][]incidentlib.Term{}
+	for _, name := range incidentlib.VocabNames {
+		out[name] = a.lib.Vocab.Lists[name]
+	}
+	WriteJSON(w, r, http.StatusOK, out)
+	return nil
+}
+
+func (a *API) stats(w http.ResponseWriter, r *http.Request) error {
+	if _, err := params(r); err != nil {
+		return err
+	}
+	WriteJSON(w, r, http.StatusOK, view.ComputeStats(a.lib.Index.Cases(false), a.lib.Vocab))
+	return nil
+}
+
+func (a *API) openapi(w http.ResponseWriter, r *http.Request) error {
+	if _, err := params(r); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Access-Control-Allow-Origin", "*")
+	doc := strings.ReplaceAll(string(OpenAPI), "{{BASE_URL}}", a.baseURL)
+	WriteJSON(w, r, http.StatusOK, json.RawMessage(doc))
+	return nil
+}
+
+func decodeBody(r *http.Request, v any) error {
+	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(ct, "application/json") {
+		return incidentlib.Errorf(incidentlib.ErrInvalid, "the body must be JSON (Content-Type: application/json), not %s", truncate(ct, 40))
+	}
+	dec := json.NewDecoder(r.Body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return errTooLarge
+		}
+		if errors.Is(err, io.EOF) {
+			return incidentlib.Errorf(incidentlib.ErrInvalid, "the body is empty; send the case as JSON")
+		}
+		return incidentlib.Errorf(incidentlib.ErrInvalid, "the body is not valid JSON for this route: %s", truncate(err.Error(), 200))
+	}
+	if dec.More() {
+		return incidentlib.Errorf(incidentlib.ErrInvalid, "the body holds more than one JSON value")
+	}
+	return nil
+}
+
+var errTooLarge = errors.New("too large")
+
+func (a *API) putCase(w http.ResponseWriter, r *http.Request) error {
+	if err := a.requireToken(r); err != nil {
+		return err
+	}
+	q, err := params(r, "private")
+	if err != nil {
+		return err
+	}
+	id, err := caseID(r)
+	if err != nil {
+		return err
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, MaxBody)
+	var c incidentlib.Case
+	if err := decodeBody(r, &c); err != nil {
+		if errors.Is(err, errTooLarge) {
+			WriteErrorCode(w, http.StatusRequestEntityTooLarge, "payload_too_large", fmt.Sprintf("the body is larger than %d bytes", MaxBody))
+			return nil
+		}
+		return err
+	}
+	if c.ID != id {
+		return incidentlib.Errorf(incidentlib.ErrInvalid, "the body's id %q differs from the path's %s", truncate(c.ID, 20), id)
+	}
+	switch q.Get("private") {
+	case "", "false":
+	case "true":
+		c.Private = true
+	default:
+		return incidentlib.Errorf(incidentlib.ErrInvalid, "private must be true or false")
+	}
+	created, err := a.lib.Put(r.Context(), &c)
+	if err != nil {
+		return err
+	}
+	status := http.StatusOK
+	if created {
+		status = http.StatusCreated
+		w.Header().Set("Location", "/api/cases/"+id)
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	WriteJSON(w, r, status, a.withURL(&c))
+	return nil
+}
+
+func (a *API) deleteCase(w http.ResponseWriter, r *http.Request) error {
+	if err := a.requireToken(r); err != nil {
+		return err
+	}
+	if _, err := params(r); err != nil {
+		return err
+	}
+	id, err := caseID(r)
+	if err != nil {
+		return err
+	}
+	if err := a.lib.Delete(r.Context(), id); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// ReviewRequest is the body of a review.
+type ReviewRequest struct {
+	ReviewedBy string `json:"reviewed_by"`
+}
+
+func (a *API) review(w http.ResponseWriter, r *http.Request) error {
+	if err := a.requireToken(r); err != nil {
+		return err
+	}
+	if _, err := params(r); err != nil {
+		return err
+	}
+	id, err := caseID(r)
+	if err != nil {
+		return err
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+	var req ReviewRequest
+	if err := decodeBody(r, &req); err != nil {
+		if errors.Is(err, errTooLarge) {
+			WriteErrorCode(w, http.StatusRequestEntityTooLarge, "payload_too_large", "the body is too large")
+			return nil
+		}
+		return err
+	}
+	c, err := a.lib.MarkReviewed(r.Context(), id, req.ReviewedBy, a.now())
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	WriteJSON(w, r, http.StatusOK, a.withURL(c))
+	return nil
+}

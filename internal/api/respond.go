@@ -1,0 +1,112 @@
+// Package api is the keyless JSON API under /api/, and the token-guarded
+// writes beside it.
+package api
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/incidentlib/incidentlib"
+)
+
+// ErrorBody is the shape of every error answer.
+type ErrorBody struct {
+	Error ErrorDetail `json:"error"`
+}
+
+// ErrorDetail carries a stable code and a message for people.
+type ErrorDetail struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// statusOf maps the shared error kinds to HTTP, in one table.
+var statusOf = []struct {
+	kind   error
+	status int
+	code   string
+}{
+	{incidentlib.ErrInvalid, http.StatusBadRequest, "bad_request"},
+	{incidentlib.ErrNotFound, http.StatusNotFound, "not_found"},
+	{incidentlib.ErrConflict, http.StatusConflict, "conflict"},
+	{incidentlib.ErrUnauthorized, http.StatusUnauthorized, "unauthorized"},
+	{incidentlib.ErrUnavailable, http.StatusServiceUnavailable, "unavailable"},
+}
+
+// WriteError answers with the JSON error for err. Unknown errors are logged
+// and answered as a 500 without their detail.
+func WriteError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err error) {
+	for _, s := range statusOf {
+		if errors.Is(err, s.kind) {
+			msg := err.Error()
+			if s.kind == incidentlib.ErrUnavailable {
+				log.Warn("store unavailable", "err", err, "path", r.URL.Path)
+				msg = "the database is unavailable; reads still work, try the write again shortly"
+			}
+			if s.kind == incidentlib.ErrUnauthorized {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="incidentlib"`)
+			}
+			WriteErrorCode(w, s.status, s.code, msg)
+			return
+		}
+	}
+	log.Error("request failed", "err", err, "path", r.URL.Path)
+	WriteErrorCode(w, http.StatusInternalServerError, "internal", "something went wrong on the server; the request id in the X-Request-Id header helps find it in the logs")
+}
+
+// WriteErrorCode answers with a JSON error of the given status and code.
+func WriteErrorCode(w http.ResponseWriter, status int, code, msg string) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Del("ETag")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.Encode(ErrorBody{ErrorDetail{code, msg}})
+}
+
+// WriteJSON answers a GET with v as JSON, with an ETag; a matching
+// If-None-Match gets 304 Not Modified.
+func WriteJSON(w http.ResponseWriter, r *http.Request, status int, v any) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		WriteErrorCode(w, http.StatusInternalServerError, "internal", "the answer could not be encoded")
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	if r.Method == http.MethodGet || r.Method == http.MethodHead {
+		sum := sha256.Sum256(buf.Bytes())
+		etag := `"` + hex.EncodeToString(sum[:12]) + `"`
+		h.Set("ETag", etag)
+		if h.Get("Cache-Control") == "" {
+			h.Set("Cache-Control", "public, max-age=60")
+		}
+		if status == http.StatusOK && matchesETag(r.Header.Get("If-None-Match"), etag) {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+	}
+	w.WriteHeader(status)
+	if r.Method != http.MethodHead {
+		w.Write(buf.Bytes())
+	}
+}
+
+func matchesETag(header, etag string) bool {
+	for _, t := range strings.Split(header, ",") {
+		t = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(t), "W/"))
+		if t == etag || t == "*" {
+			return true
+		}
+	}
+	return false
+}

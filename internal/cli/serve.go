@@ -1,0 +1,139 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/internal/corpus"
+	"github.com/incidentlib/incidentlib/internal/server"
+	"github.com/incidentlib/incidentlib/internal/store/sqlite"
+)
+
+func init() { commands = append(commands, serveCmd) }
+
+// readToken takes the write token from INCIDENTLIB_TOKEN or from the file
+// INCIDENTLIB_TOKEN_FILE names.
+func readToken() (string, error) {
+	if t := strings.TrimSpace(os.Getenv("INCIDENTLIB_TOKEN")); t != "" {
+		return t, nil
+	}
+	if f := os.Getenv("INCIDENTLIB_TOKEN_FILE"); f != "" {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return "", fmt.Errorf("read INCIDENTLIB_TOKEN_FILE: %w", err)
+		}
+		t := strings.TrimSpace(string(b))
+		if t == "" {
+			return "", fmt.Errorf("INCIDENTLIB_TOKEN_FILE %s is empty", f)
+		}
+		return t, nil
+	}
+	return "", nil
+}
+
+// openStore opens the database the config names.
+var openStore = func(ctx context.Context, cfg server.Config) (incidentlib.Store, string, error) {
+	if cfg.DatabaseURL != "" {
+		return nil, "", errors.New("--database-url needs PostgreSQL support, which this build lacks")
+	}
+	path := cfg.DBPath
+	if path == "" {
+		p, err := sqlite.DefaultPath()
+		if err != nil {
+			return nil, "", err
+		}
+		path = p
+	}
+	st, err := sqlite.Open(ctx, path)
+	return st, "sqlite:" + path, err
+}
+
+// webFace adds the web site to a server; the web package sets it.
+var webFace func(s *server.Server, baseURL string) error
+
+func serveCmd(e *env) *cobra.Command {
+	cfg := server.DefaultConfig()
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve the web site, the JSON API and the MCP server",
+		Long: `Serve the library: web pages (Korean at /, English at /en/), the keyless JSON
+API under /api/, and the MCP server at /mcp (Streamable HTTP), plus /healthz,
+/readyz and /metrics. The first start creates the database and seeds it from
+the corpus built into the binary; later starts upgrade cases whose corpus copy
+is newer.
+
+Writes need a token: set INCIDENTLIB_TOKEN, or INCIDENTLIB_TOKEN_FILE to a
+file holding it.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			start := time.Now()
+			log, err := server.NewLogger(cfg, os.Stderr)
+			if err != nil {
+				return &ExitError{2, err}
+			}
+			if cfg.Token, err = readToken(); err != nil {
+				return &ExitError{2, err}
+			}
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			c, err := corpus.LoadEmbedded()
+			if err != nil {
+				return &ExitError{2, err}
+			}
+			st, where, err := openStore(ctx, cfg)
+			if err != nil {
+				return &ExitError{2, err}
+			}
+			ln, err := net.Listen("tcp", cfg.Addr)
+			if err != nil {
+				st.Close()
+				return &ExitError{2, fmt.Errorf("listen on %s: %w; choose another address with --addr", cfg.Addr, err)}
+			}
+			if cfg.BaseURL == "" {
+				cfg.BaseURL = "http://" + ln.Addr().String()
+			}
+			srv, err := server.New(ctx, cfg, st, c, log)
+			if err != nil {
+				ln.Close()
+				st.Close()
+				return &ExitError{2, err}
+			}
+			defer srv.Close()
+			if webFace != nil {
+				if err := webFace(srv, cfg.BaseURL); err != nil {
+					return &ExitError{2, err}
+				}
+			}
+			log.Info("serving", "addr", ln.Addr().String(), "base_url", cfg.BaseURL, "store", where,
+				"writes", cfg.Token != "", "startup", time.Since(start).Round(time.Millisecond))
+			if err := srv.Serve(ctx, ln); err != nil {
+				return &ExitError{2, err}
+			}
+			log.Info("stopped")
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&cfg.Addr, "addr", cfg.Addr, "address to listen on")
+	f.StringVar(&cfg.DBPath, "db", "", "SQLite database file (default: $XDG_DATA_HOME/incidentlib/incidentlib.db)")
+	f.StringVar(&cfg.DatabaseURL, "database-url", "", "PostgreSQL URL (postgres://…) for several replicas on one database")
+	f.StringVar(&cfg.BaseURL, "base-url", "", "public base URL that case URLs are derived from (default http://ADDR)")
+	f.StringVar(&cfg.LogFormat, "log-format", cfg.LogFormat, "text or json")
+	f.StringVar(&cfg.LogLevel, "log-level", cfg.LogLevel, "debug, info, warn or error")
+	f.Float64Var(&cfg.RateLimit, "rate-limit", cfg.RateLimit, "requests per second per client on /api/ and /mcp (0: no limit)")
+	f.IntVar(&cfg.RateBurst, "rate-burst", cfg.RateBurst, "burst allowed above --rate-limit")
+	f.BoolVar(&cfg.AccessLog, "access-log", false, "log every request (errors are always logged)")
+	f.BoolVar(&cfg.MCPJSON, "mcp-json", false, "answer MCP calls with application/json rather than an event stream")
+	f.DurationVar(&cfg.ShutdownFor, "shutdown-timeout", cfg.ShutdownFor, "how long requests in flight may take to finish on SIGTERM")
+	return cmd
+}

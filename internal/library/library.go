@@ -1,0 +1,186 @@
+// Package library joins the store and the search index: reads come from the
+// index, writes go to the store first and then to the index, so that every
+// face of the server sees a write as soon as it is answered.
+package library
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/internal/corpus"
+	"github.com/incidentlib/incidentlib/internal/search"
+)
+
+// Library is the running site's collection of cases.
+type Library struct {
+	Store incidentlib.Store
+	Index *search.Index
+	Vocab *incidentlib.Vocab
+	log   *slog.Logger
+	// writeMu orders writes within this process so that a write's index
+	// update cannot overtake a later one's.
+	writeMu sync.Mutex
+}
+
+// Open seeds the store from the corpus and builds the index from the store.
+func Open(ctx context.Context, st incidentlib.Store, c *corpus.Corpus, log *slog.Logger) (*Library, incidentlib.SeedResult, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	res, err := st.Seed(ctx, c.Cases)
+	if err != nil {
+		return nil, res, fmt.Errorf("seed the store: %w", err)
+	}
+	cases, err := st.Cases(ctx)
+	if err != nil {
+		return nil, res, fmt.Errorf("read the store: %w", err)
+	}
+	ix, err := search.New(c.Vocab, cases)
+	if err != nil {
+		return nil, res, err
+	}
+	return &Library{Store: st, Index: ix, Vocab: c.Vocab, log: log}, res, nil
+}
+
+// Close releases the index (the store belongs to the caller).
+func (l *Library) Close() error { return l.Index.Close() }
+
+// Validate checks a case exactly as `incidentlib validate` checks a case
+// file: it is written as YAML and read back by the corpus loader; related
+// cases must exist.
+func (l *Library) Validate(c *incidentlib.Case) error {
+	y, err := corpus.MarshalCase(c)
+	if err != nil {
+		return incidentlib.Errorf(incidentlib.ErrInvalid, "the case cannot be written as a case file: %v", err)
+	}
+	_, _, probs := corpus.ParseCase("cases/"+safeName(c.ID)+".yaml", y, l.Vocab)
+	var msgs []string
+	for _, p := range probs {
+		msgs = append(msgs, p.Msg)
+	}
+	for _, r := range c.Related {
+		if r != c.ID && l.Index.Case(r) == nil {
+			msgs = append(msgs, fmt.Sprintf("related case %s does not exist", r))
+		}
+	}
+	if r := c.RecurrenceOf; r != nil && *r != c.ID && l.Index.Case(*r) == nil {
+		msgs = append(msgs, fmt.Sprintf("recurrence_of names %s, which does not exist", *r))
+	}
+	if len(msgs) > 0 {
+		return incidentlib.Errorf(incidentlib.ErrInvalid, "the case is invalid: %s", strings.Join(msgs, "; "))
+	}
+	return nil
+}
+
+func safeName(id string) string {
+	if id == "" || strings.ContainsAny(id, `/\.`) {
+		return "unnamed"
+	}
+	return id
+}
+
+// Put validates and stores a case, then indexes it. It returns whether the
+// case is new.
+func (l *Library) Put(ctx context.Context, c *incidentlib.Case) (bool, error) {
+	c.Normalize()
+	c.URL = ""
+	if err := l.Validate(c); err != nil {
+		return false, err
+	}
+	l.writeMu.Lock()
+	defer l.writeMu.Unlock()
+	if old := l.Index.Case(c.ID); old != nil && old.Private != c.Private {
+		return false, incidentlib.Errorf(incidentlib.ErrConflict, "case %s exists and is %s; delete it first to change its visibility", c.ID, vis(old.Private))
+	}
+	created, err := l.Store.Put(ctx, c)
+	if err != nil {
+		return false, err
+	}
+	if err := l.Index.Upsert(c); err != nil {
+		return created, err
+	}
+	return created, nil
+}
+
+func vis(private bool) string {
+	if private {
+		return "private"
+	}
+	return "public"
+}
+
+// Delete removes a case from the store and the index.
+func (l *Library) Delete(ctx context.Context, id string) error {
+	l.writeMu.Lock()
+	defer l.writeMu.Unlock()
+	if err := l.Store.Delete(ctx, id); err != nil {
+		return err
+	}
+	return l.Index.Delete(id)
+}
+
+// MarkReviewed records that a person reviewed the case.
+func (l *Library) MarkReviewed(ctx context.Context, id, by string, at time.Time) (*incidentlib.Case, error) {
+	by = strings.TrimSpace(by)
+	if by == "" {
+		return nil, incidentlib.Errorf(incidentlib.ErrInvalid, "reviewed_by is required: the name of the person who checked the case against its sources")
+	}
+	cur := l.Index.Case(id)
+	if cur == nil {
+		return nil, incidentlib.Errorf(incidentlib.ErrNotFound, "no case %s", id)
+	}
+	c := *cur
+	ts := at.UTC().Format(time.RFC3339)
+	c.Review.ReviewedAt, c.Review.ReviewedBy = &ts, &by
+	c.UpdatedAt = ts
+	if _, err := l.Put(ctx, &c); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+// Apply brings the index up to date with a change another process made to
+// the shared store.
+func (l *Library) Apply(ctx context.Context, ch incidentlib.Change) error {
+	if ch.Deleted {
+		return l.Index.Delete(ch.ID)
+	}
+	c, err := l.Store.Case(ctx, ch.ID)
+	if errors.Is(err, incidentlib.ErrNotFound) {
+		return l.Index.Delete(ch.ID)
+	}
+	if err != nil {
+		return err
+	}
+	return l.Index.Upsert(c)
+}
+
+// Reload rebuilds the index content from the store, for a replica that may
+// have missed changes while its database connection was away.
+func (l *Library) Reload(ctx context.Context) error {
+	cases, err := l.Store.Cases(ctx)
+	if err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	for _, c := range cases {
+		seen[c.ID] = true
+		if err := l.Index.Upsert(c); err != nil {
+			return err
+		}
+	}
+	for _, c := range l.Index.Cases(true) {
+		if !seen[c.ID] {
+			if err := l.Index.Delete(c.ID); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,300 @@
+package server
+
+import (
+	"compress/gzip"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"math"
+	"net"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/time/rate"
+
+	"github.com/incidentlib/incidentlib/internal/api"
+)
+
+type ctxKey int
+
+const requestIDKey ctxKey = 0
+
+var requestIDRE = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
+
+// RequestID returns the request's id, from its context.
+func RequestID(ctx context.Context) string {
+	id, _ := ctx.Value(requestIDKey).(string)
+	return id
+}
+
+// statusWriter records the status and size of a response.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	size   int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	n, err := w.ResponseWriter.Write(b)
+	w.size += n
+	return n, err
+}
+
+func (w *statusWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// metrics are the Prometheus collectors of the server.
+type metrics struct {
+	requests *prometheus.CounterVec
+	latency  *prometheus.HistogramVec
+}
+
+func newMetrics(reg prometheus.Registerer, indexSize func() float64) *metrics {
+	m := &metrics{
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "incidentlib_http_requests_total", Help: "HTTP requests by route, method and status code.",
+		}, []string{"route", "method", "code"}),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "incidentlib_http_request_duration_seconds", Help: "HTTP request latency by route.",
+			Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5},
+		}, []string{"route"}),
+	}
+	reg.MustRegister(m.requests, m.latency, prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "incidentlib_index_cases", Help: "Cases in the search index, private ones included.",
+	}, indexSize))
+	return m
+}
+
+// observe wraps h with request ids, logging, metrics and panic recovery.
+func (s *Server) observe(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		id := r.Header.Get("X-Request-Id")
+		if !requestIDRE.MatchString(id) {
+			var b [8]byte
+			rand.Read(b[:])
+			id = hex.EncodeToString(b[:])
+		}
+		w.Header().Set("X-Request-Id", id)
+		r = r.WithContext(context.WithValue(r.Context(), requestIDKey, id))
+		sw := &statusWriter{ResponseWriter: w}
+		defer func() {
+			if p := recover(); p != nil {
+				if p == http.ErrAbortHandler {
+					panic(p)
+				}
+				s.log.Error("panic", "request_id", id, "panic", fmt.Sprint(p), "path", r.URL.Path)
+				if sw.status == 0 {
+					api.WriteErrorCode(sw, http.StatusInternalServerError, "internal", "something went wrong on the server; the request id in the X-Request-Id header helps find it in the logs")
+				}
+			}
+			route := r.Pattern
+			if route == "" {
+				route = "unmatched"
+			}
+			status := sw.status
+			if status == 0 {
+				status = http.StatusOK
+			}
+			d := time.Since(start)
+			s.metrics.requests.WithLabelValues(route, r.Method, strconv.Itoa(status)).Inc()
+			s.metrics.latency.WithLabelValues(route).Observe(d.Seconds())
+			if s.cfg.AccessLog || status >= 500 {
+				s.log.Info("request", "request_id", id, "method", r.Method, "path", r.URL.Path, "status", status, "bytes", sw.size, "duration", d)
+			}
+		}()
+		h.ServeHTTP(sw, r)
+	})
+}
+
+// limiter is a token bucket per client address.
+type limiter struct {
+	mu      sync.Mutex
+	buckets map[string]*bucket
+	rate    rate.Limit
+	burst   int
+}
+
+type bucket struct {
+	lim  *rate.Limiter
+	seen time.Time
+}
+
+func newLimiter(perSecond float64, burst int) *limiter {
+	return &limiter{buckets: map[string]*bucket{}, rate: rate.Limit(perSecond), burst: burst}
+}
+
+// allow reports whether the client may go on, or how long it should wait.
+func (l *limiter) allow(client string) (bool, time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	now := time.Now()
+	b := l.buckets[client]
+	if b == nil {
+		if len(l.buckets) > 100_000 {
+			// Forget clients idle for a minute so the map stays bounded.
+			for k, v := range l.buckets {
+				if now.Sub(v.seen) > time.Minute {
+					delete(l.buckets, k)
+				}
+			}
+		}
+		b = &bucket{lim: rate.NewLimiter(l.rate, l.burst)}
+		l.buckets[client] = b
+	}
+	b.seen = now
+	res := b.lim.ReserveN(now, 1)
+	if d := res.DelayFrom(now); d > 0 {
+		res.CancelAt(now)
+		return false, d
+	}
+	return true, 0
+}
+
+func clientAddr(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+// rateLimit answers 429 with Retry-After to a client over its rate on the
+// public API and MCP; pages, health and metrics are not limited.
+func (s *Server) rateLimit(h http.Handler) http.Handler {
+	if s.limiter == nil {
+		return h
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if p := r.URL.Path; strings.HasPrefix(p, "/api/") || p == "/mcp" {
+			if ok, wait := s.limiter.allow(clientAddr(r)); !ok {
+				secs := int(math.Ceil(wait.Seconds()))
+				w.Header().Set("Retry-After", strconv.Itoa(max(secs, 1)))
+				api.WriteErrorCode(w, http.StatusTooManyRequests, "rate_limited", fmt.Sprintf("too many requests from this address; wait %d s", max(secs, 1)))
+				return
+			}
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// gzipWriter compresses a response when its type is worth compressing.
+type gzipWriter struct {
+	http.ResponseWriter
+	gz      *gzip.Writer
+	decided bool
+	on      bool
+}
+
+var gzipPool = sync.Pool{New: func() any { w, _ := gzip.NewWriterLevel(nil, gzip.BestSpeed); return w }}
+
+func compressible(ct string) bool {
+	for _, p := range []string{"application/json", "text/", "application/xml", "application/atom+xml", "image/svg+xml", "application/javascript"} {
+		if strings.HasPrefix(ct, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func (g *gzipWriter) decide(status int) {
+	if g.decided {
+		return
+	}
+	g.decided = true
+	h := g.Header()
+	if status < 200 || status == http.StatusNoContent || status == http.StatusNotModified || h.Get("Content-Encoding") != "" || !compressible(h.Get("Content-Type")) {
+		return
+	}
+	g.on = true
+	h.Set("Content-Encoding", "gzip")
+	h.Del("Content-Length")
+	if etag := h.Get("ETag"); strings.HasPrefix(etag, `"`) {
+		// The bytes differ from the uncompressed ones: mark the tag weak.
+		h.Set("ETag", "W/"+etag)
+	}
+	g.gz = gzipPool.Get().(*gzip.Writer)
+	g.gz.Reset(g.ResponseWriter)
+}
+
+func (g *gzipWriter) WriteHeader(status int) {
+	g.decide(status)
+	g.ResponseWriter.WriteHeader(status)
+}
+
+func (g *gzipWriter) Write(b []byte) (int, error) {
+	if !g.decided {
+		if g.Header().Get("Content-Type") == "" {
+			g.Header().Set("Content-Type", http.DetectContentType(b))
+		}
+		g.WriteHeader(http.StatusOK)
+	}
+	if g.on {
+		return g.gz.Write(b)
+	}
+	return g.ResponseWriter.Write(b)
+}
+
+func (g *gzipWriter) Flush() {
+	if g.on {
+		g.gz.Flush()
+	}
+	if f, ok := g.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func (g *gzipWriter) close() {
+	if g.on {
+		g.gz.Close()
+		gzipPool.Put(g.gz)
+	}
+}
+
+// compress gzips responses for clients that accept it. MCP streams are left
+// alone: event streams are flushed message by message.
+func compress(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Add("Vary", "Accept-Encoding")
+		if r.URL.Path == "/mcp" || !strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") || r.Method == http.MethodHead {
+			h.ServeHTTP(w, r)
+			return
+		}
+		// If-None-Match may carry the weak tag we sent; compare it strong.
+		if inm := r.Header.Get("If-None-Match"); strings.Contains(inm, "W/") {
+			r.Header.Set("If-None-Match", strings.ReplaceAll(inm, "W/", ""))
+		}
+		g := &gzipWriter{ResponseWriter: w}
+		defer g.close()
+		h.ServeHTTP(g, r)
+	})
+}
+
+// slogLevel parses a log level name.
+func slogLevel(s string) (slog.Level, error) {
+	var l slog.Level
+	err := l.UnmarshalText([]byte(s))
+	return l, err
+}

@@ -1,0 +1,210 @@
+// Package server is `incidentlib serve`: one process with three faces (web
+// pages, JSON API, MCP) over one library, plus health, readiness and
+// metrics endpoints.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/internal/api"
+	"github.com/incidentlib/incidentlib/internal/corpus"
+	"github.com/incidentlib/incidentlib/internal/library"
+	"github.com/incidentlib/incidentlib/internal/mcpserver"
+)
+
+// Version is reported by the MCP server and /healthz.
+var Version = "dev"
+
+// Config is everything serve can be told.
+type Config struct {
+	Addr        string
+	DBPath      string // SQLite file; default in the user's data folder
+	DatabaseURL string // postgres://… for several replicas
+	BaseURL     string
+	LogFormat   string // text or json
+	LogLevel    string
+	Token       string // write token; empty disables writes
+	// RateLimit is requests per second per client on /api/ and /mcp;
+	// 0 turns the limit off.
+	RateLimit   float64
+	RateBurst   int
+	AccessLog   bool
+	MCPJSON     bool // answer MCP calls as application/json instead of SSE
+	ShutdownFor time.Duration
+}
+
+// DefaultConfig returns the defaults of serve.
+func DefaultConfig() Config {
+	return Config{Addr: "127.0.0.1:8080", LogFormat: "text", LogLevel: "info", RateLimit: 20, RateBurst: 60, ShutdownFor: 10 * time.Second}
+}
+
+// Server is a running incidentlib serve.
+type Server struct {
+	cfg     Config
+	log     *slog.Logger
+	store   incidentlib.Store
+	lib     *library.Library
+	api     *api.API
+	mcp     *mcpserver.Server
+	metrics *metrics
+	reg     *prometheus.Registry
+	limiter *limiter
+	handler http.Handler
+	http    *http.Server
+	ready   atomic.Bool
+	// storeUp is false while the database does not answer; reads go on
+	// from the index.
+	storeUp atomic.Bool
+	// Extra lets other faces (the web site) register their routes.
+	Extra []func(mux *http.ServeMux, lib *library.Library)
+}
+
+// NewLogger returns the logger the config asks for.
+func NewLogger(cfg Config, w *os.File) (*slog.Logger, error) {
+	lvl, err := slogLevel(cfg.LogLevel)
+	if err != nil {
+		return nil, fmt.Errorf("--log-level %q: use debug, info, warn or error", cfg.LogLevel)
+	}
+	opts := &slog.HandlerOptions{Level: lvl}
+	switch cfg.LogFormat {
+	case "text":
+		return slog.New(slog.NewTextHandler(w, opts)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
+	}
+	return nil, fmt.Errorf("--log-format %q: use text or json", cfg.LogFormat)
+}
+
+// New opens the store, seeds it, builds the index and wires the faces.
+// openStore opens the configured database (SQLite or PostgreSQL).
+func New(ctx context.Context, cfg Config, st incidentlib.Store, c *corpus.Corpus, log *slog.Logger) (*Server, error) {
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = "http://" + cfg.Addr
+	}
+	if !strings.HasPrefix(cfg.BaseURL, "http://") && !strings.HasPrefix(cfg.BaseURL, "https://") {
+		return nil, fmt.Errorf("--base-url %q must start with http:// or https://", cfg.BaseURL)
+	}
+	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
+	lib, seeded, err := library.Open(ctx, st, c, log)
+	if err != nil {
+		return nil, err
+	}
+	log.Info("library ready", "cases", lib.Index.Len(), "seeded", seeded.Inserted, "upgraded", seeded.Upgraded)
+	s := &Server{cfg: cfg, log: log, store: st, lib: lib, reg: prometheus.NewRegistry()}
+	s.storeUp.Store(true)
+	s.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	s.metrics = newMetrics(s.reg, func() float64 { return float64(lib.Index.Len()) })
+	if cfg.RateLimit > 0 {
+		s.limiter = newLimiter(cfg.RateLimit, max(cfg.RateBurst, 1))
+	}
+	s.api = api.New(lib, cfg.BaseURL, cfg.Token, log)
+	s.mcp = mcpserver.New(lib.Index, cfg.BaseURL, Version)
+	return s, nil
+}
+
+// Library returns the server's library.
+func (s *Server) Library() *library.Library { return s.lib }
+
+// Handler returns the whole HTTP handler, building it on first use.
+func (s *Server) Handler() http.Handler {
+	if s.handler != nil {
+		return s.handler
+	}
+	mux := http.NewServeMux()
+	s.api.Install(mux)
+	mux.Handle("/mcp", s.mcp.Handler(s.cfg.MCPJSON))
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		api.WriteJSON(w, r, http.StatusOK, map[string]any{"status": "ok", "version": Version})
+	})
+	mux.HandleFunc("GET /readyz", s.readyz)
+	mux.Handle("GET /metrics", promhttp.HandlerFor(s.reg, promhttp.HandlerOpts{}))
+	for _, add := range s.Extra {
+		add(mux, s.lib)
+	}
+	// Without a web face, / answers with a pointer to the API.
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/" {
+			api.WriteErrorCode(w, http.StatusNotFound, "not_found", "no page "+r.URL.Path)
+			return
+		}
+		api.WriteJSON(w, r, http.StatusOK, map[string]string{"api": s.cfg.BaseURL + "/api/cases", "openapi": s.cfg.BaseURL + "/api/openapi.json", "mcp": s.cfg.BaseURL + "/mcp"})
+	})
+	var h http.Handler = mux
+	h = s.rateLimit(h)
+	h = compress(h)
+	h = s.observe(h)
+	s.handler = h
+	return h
+}
+
+// readyz reports ready once the index is built; it names the database state
+// so that operators see a database outage, and stays 200 while the index
+// can serve reads.
+func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	db := "up"
+	if err := s.store.Ping(ctx); err != nil {
+		db = "down"
+	}
+	status := http.StatusOK
+	state := "ready"
+	if !s.ready.Load() {
+		status, state = http.StatusServiceUnavailable, "starting"
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	api.WriteJSON(w, r, status, map[string]any{"status": state, "database": db, "cases": s.lib.Index.Len()})
+}
+
+// Serve answers on ln until ctx ends, then shuts down gracefully: it stops
+// accepting, lets requests in flight finish (up to ShutdownFor), and returns.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	s.http = &http.Server{
+		Handler:           s.Handler(),
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
+	}
+	s.ready.Store(true)
+	errc := make(chan error, 1)
+	go func() { errc <- s.http.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	s.ready.Store(false)
+	s.log.Info("shutting down", "grace", s.cfg.ShutdownFor)
+	sctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownFor)
+	defer cancel()
+	if err := s.http.Shutdown(sctx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// Close releases the index and the store.
+func (s *Server) Close() error {
+	s.lib.Close()
+	return s.store.Close()
+}
