@@ -106,6 +106,7 @@ func New(ctx context.Context, cfg Config, st incidentlib.Store, c *corpus.Corpus
 	log.Info("library ready", "cases", lib.Index.Len(), "seeded", seeded.Inserted, "upgraded", seeded.Upgraded)
 	s := &Server{cfg: cfg, log: log, store: st, lib: lib, reg: prometheus.NewRegistry()}
 	s.storeUp.Store(true)
+	s.ready.Store(true) // the index is built: reads can be answered
 	s.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	s.metrics = newMetrics(s.reg, func() float64 { return float64(lib.Index.Len()) })
 	if cfg.RateLimit > 0 {
@@ -182,7 +183,6 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
-	s.ready.Store(true)
 	errc := make(chan error, 1)
 	go func() { errc <- s.http.Serve(ln) }()
 	select {

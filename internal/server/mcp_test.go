@@ -1,0 +1,160 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func mcpSession(t *testing.T, ts *testServer) *mcp.ClientSession {
+	t.Helper()
+	client := mcp.NewClient(&mcp.Implementation{Name: "incidentlib-test", Version: "1"}, nil)
+	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp", HTTPClient: ts.Client(), DisableStandaloneSSE: true}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+var wantTools = []string{"get_incident", "get_topic", "list_incidents", "search_incidents", "similar_incidents", "vocab"}
+
+// TestMCPToolsMetadata checks every tool's metadata and compares its input
+// and output schemas with a snapshot (UPDATE_SNAPSHOTS=1 rewrites them).
+func TestMCPToolsMetadata(t *testing.T) {
+	ts := newServer(t, nil)
+	cs := mcpSession(t, ts)
+	res, err := cs.ListTools(context.Background(), &mcp.ListToolsParams{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range res.Tools {
+		names = append(names, tool.Name)
+		if tool.Annotations == nil || !tool.Annotations.ReadOnlyHint {
+			t.Errorf("%s is not marked read-only", tool.Name)
+		}
+		if tool.Title == "" || len(tool.Description) < 80 {
+			t.Errorf("%s lacks a title or a description that tells an agent when to use it", tool.Name)
+		}
+		if tool.OutputSchema == nil {
+			t.Errorf("%s has no output schema", tool.Name)
+		}
+		snap := map[string]any{"name": tool.Name, "input": tool.InputSchema, "output": tool.OutputSchema}
+		got, _ := json.MarshalIndent(snap, "", "  ")
+		file := filepath.Join("testdata", "mcp", tool.Name+".json")
+		if os.Getenv("UPDATE_SNAPSHOTS") == "1" {
+			os.WriteFile(file, append(got, '\n'), 0o644)
+			continue
+		}
+		want, err := os.ReadFile(file)
+		if err != nil {
+			t.Errorf("%s: no snapshot (run with UPDATE_SNAPSHOTS=1): %v", tool.Name, err)
+			continue
+		}
+		if diff := cmp.Diff(strings.TrimSpace(string(want)), strings.TrimSpace(string(got))); diff != "" {
+			t.Errorf("%s schema changed (-snapshot +now); if intended, run with UPDATE_SNAPSHOTS=1:\n%s", tool.Name, diff)
+		}
+	}
+	if diff := cmp.Diff(wantTools, sortedStrings(names)); diff != "" {
+		t.Errorf("tools (-want +got):\n%s", diff)
+	}
+}
+
+func sortedStrings(s []string) []string {
+	out := append([]string{}, s...)
+	for i := range out {
+		for j := i + 1; j < len(out); j++ {
+			if out[j] < out[i] {
+				out[i], out[j] = out[j], out[i]
+			}
+		}
+	}
+	return out
+}
+
+// call builds a fresh CallToolParams for every call: the client writes into
+// the params it is given.
+func call(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any) (map[string]any, bool) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", tool, err)
+	}
+	if res.IsError {
+		var msg string
+		for _, c := range res.Content {
+			if tc, ok := c.(*mcp.TextContent); ok {
+				msg += tc.Text
+			}
+		}
+		return map[string]any{"error": msg}, true
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	var m map[string]any
+	json.Unmarshal(b, &m)
+	return m, false
+}
+
+func TestMCPTools(t *testing.T) {
+	ts := newServer(t, nil)
+	cs := mcpSession(t, ts)
+	out, isErr := call(t, cs, "search_incidents", map[string]any{"query": "kube-proxy failed to delete conntrack entries", "limit": 3})
+	if isErr {
+		t.Fatalf("search: %v", out)
+	}
+	items := out["items"].([]any)
+	if len(items) != 3 || items[0].(map[string]any)["id"] != "IL-0049" {
+		t.Fatalf("search: %v", out)
+	}
+	if out["next_offset"].(float64) != 3 {
+		t.Errorf("next_offset = %v", out["next_offset"])
+	}
+	out, _ = call(t, cs, "search_incidents", map[string]any{"query": "DNS", "limit": 1000})
+	if n := len(out["items"].([]any)); n > 25 {
+		t.Errorf("a search returned %d items; the cap is 25", n)
+	}
+	ko, _ := call(t, cs, "get_incident", map[string]any{"id": "il-0049", "lang": "ko"})
+	if ko["id"] != "IL-0049" || !strings.ContainsAny(ko["summary"].(string), "가나다라마바사아자차카타파하") {
+		t.Errorf("get_incident ko: %.200v", ko)
+	}
+	en, _ := call(t, cs, "get_incident", map[string]any{"id": "IL-0049"})
+	if strings.ContainsAny(en["summary"].(string), "가나다라마바사아자차카타파하") {
+		t.Errorf("get_incident en answers in Korean")
+	}
+	if msg, isErr := call(t, cs, "get_incident", map[string]any{"id": "IL-9999"}); !isErr || !strings.Contains(msg["error"].(string), "IL-9999") {
+		t.Errorf("unknown id: %v", msg)
+	}
+	list, _ := call(t, cs, "list_incidents", map[string]any{"limit": 5, "filters": map[string]any{"components": []string{"coredns"}}})
+	if list["total"].(float64) < 3 {
+		t.Errorf("list coredns: %v", list["total"])
+	}
+	if msg, isErr := call(t, cs, "list_incidents", map[string]any{"filters": map[string]any{"components": []string{"flux"}}}); !isErr || !strings.Contains(msg["error"].(string), "coredns") {
+		t.Errorf("unknown filter term should list valid ones: %v", msg)
+	}
+	topic, _ := call(t, cs, "get_topic", map[string]any{"term": "cilium"})
+	if topic["vocab"] != "components" || topic["total"].(float64) < 2 {
+		t.Errorf("topic: %v", topic)
+	}
+	vocab, _ := call(t, cs, "vocab", map[string]any{"vocab": "root_cause", "lang": "ko"})
+	if len(vocab["vocabularies"].(map[string]any)["root_cause"].([]any)) < 5 {
+		t.Errorf("vocab: %v", vocab)
+	}
+	sim, _ := call(t, cs, "similar_incidents", map[string]any{"id": "IL-0049", "limit": 3})
+	first := sim["items"].([]any)[0].(map[string]any)
+	if first["reason"] == "" {
+		t.Errorf("similar without a reason: %v", first)
+	}
+	if msg, isErr := call(t, cs, "similar_incidents", map[string]any{}); !isErr || msg["error"] == "" {
+		t.Errorf("similar without id or text must fail clearly")
+	}
+	if msg, isErr := call(t, cs, "search_incidents", map[string]any{"query": "x", "lang": "fr"}); !isErr || !strings.Contains(msg["error"].(string), "lang") {
+		t.Errorf("bad lang: %v", msg)
+	}
+}

@@ -1,0 +1,171 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/internal/server"
+)
+
+// caseJSON returns IL-0049's JSON with its id and title changed.
+func caseJSON(t *testing.T, ts *testServer, id, marker string) string {
+	t.Helper()
+	var c incidentlib.Case
+	if err := json.Unmarshal(ts.get(t, "/api/cases/IL-0049").body, &c); err != nil {
+		t.Fatal(err)
+	}
+	c.ID = id
+	c.Title.EN = marker + " " + c.Title.EN
+	c.Summary.KO = marker + " " + c.Summary.KO
+	c.Related = []string{"IL-0049"}
+	b, _ := json.Marshal(&c)
+	return string(b)
+}
+
+func TestWrites(t *testing.T) {
+	ts := newServer(t, nil)
+	body := caseJSON(t, ts, "IL-9001", "wombatquasar")
+	if r := ts.do(t, "PUT", "/api/cases/IL-9001", body, auth()...); r.status != http.StatusCreated || r.header.Get("Location") != "/api/cases/IL-9001" {
+		t.Fatalf("create: %d %.300s", r.status, r.body)
+	}
+	if r := ts.do(t, "PUT", "/api/cases/IL-9001", body, auth()...); r.status != http.StatusOK {
+		t.Fatalf("replace: %d", r.status)
+	}
+	// The index sees the write at once, on every face.
+	if m := ts.get(t, "/api/cases?q=wombatquasar").json(t); m["total"].(float64) != 1 {
+		t.Fatalf("a new case is not found: %v", m["total"])
+	}
+	// An invalid case is refused with the validator's words.
+	bad := strings.Replace(body, `"root_cause":"dns-network"`, `"root_cause":"gremlins"`, 1)
+	r := ts.do(t, "PUT", "/api/cases/IL-9001", bad, auth()...)
+	if r.status != 400 || !strings.Contains(string(r.body), `unknown term \"gremlins\"`) {
+		t.Fatalf("invalid case: %d %s", r.status, r.body)
+	}
+	var k incidentlib.Case
+	json.Unmarshal([]byte(body), &k)
+	k.Trigger.KO = ""
+	noKOb, _ := json.Marshal(&k)
+	noKO := string(noKOb)
+	if r := ts.do(t, "PUT", "/api/cases/IL-9001", noKO, auth()...); r.status != 400 || !strings.Contains(string(r.body), "no Korean text") {
+		t.Fatalf("missing Korean: %d %s", r.status, r.body)
+	}
+	r = ts.do(t, "POST", "/api/cases/IL-9001/review", `{"reviewed_by":"A. Reviewer"}`, auth()...)
+	if r.status != 200 {
+		t.Fatalf("review: %d %s", r.status, r.body)
+	}
+	var c incidentlib.Case
+	json.Unmarshal(r.body, &c)
+	if !c.Reviewed() || *c.Review.ReviewedBy != "A. Reviewer" {
+		t.Fatalf("review not recorded: %+v", c.Review)
+	}
+	if m := ts.get(t, "/api/cases?reviewed=true").json(t); m["total"].(float64) != 1 {
+		t.Errorf("reviewed filter finds %v", m["total"])
+	}
+	if r := ts.do(t, "DELETE", "/api/cases/IL-9001", "", auth()...); r.status != http.StatusNoContent {
+		t.Fatalf("delete: %d", r.status)
+	}
+	if r := ts.get(t, "/api/cases/IL-9001"); r.status != 404 {
+		t.Fatalf("deleted case answers %d", r.status)
+	}
+	if m := ts.get(t, "/api/cases?q=wombatquasar").json(t); m["total"].(float64) != 0 {
+		t.Fatal("a deleted case is still found")
+	}
+	// A public case cannot silently become private.
+	ts.do(t, "PUT", "/api/cases/IL-9002", caseJSON(t, ts, "IL-9002", "x"), auth()...)
+	if r := ts.do(t, "PUT", "/api/cases/IL-9002?private=true", caseJSON(t, ts, "IL-9002", "x"), auth()...); r.status != http.StatusConflict {
+		t.Errorf("visibility change: %d", r.status)
+	}
+}
+
+func TestWritesDisabledWithoutToken(t *testing.T) {
+	ts := newServer(t, func(c *server.Config) { c.Token = "" })
+	r := ts.do(t, "PUT", "/api/cases/IL-9001", "{}", auth()...)
+	if r.status != 401 || !strings.Contains(string(r.body), "INCIDENTLIB_TOKEN") {
+		t.Fatalf("writes without a configured token: %d %s", r.status, r.body)
+	}
+}
+
+// TestPrivateCasesNeverLeak adds a private case and walks every public
+// route, the MCP tools and (when present) the pages, asserting that neither
+// its id nor its words appear anywhere without the token.
+func TestPrivateCasesNeverLeak(t *testing.T) {
+	ts := newServer(t, nil)
+	const marker = "zebracornsecret"
+	if r := ts.do(t, "PUT", "/api/cases/IL-9003?private=true", caseJSON(t, ts, "IL-9003", marker), auth()...); r.status != 201 {
+		t.Fatalf("private create: %d %s", r.status, r.body)
+	}
+	paths := []string{
+		"/api/cases", "/api/cases?q=" + marker, "/api/cases?q=IL-9003", "/api/cases?limit=100", "/api/cases?sort=date&limit=100",
+		"/api/cases?components=conntrack&limit=100", "/api/cases/IL-9003", "/api/cases/IL-9003/similar", "/api/cases/IL-0049/similar?limit=50",
+		"/api/topics", "/api/topics/conntrack", "/api/topics/dns-network", "/api/topics/preply", "/api/vocab", "/api/stats", "/api/openapi.json",
+		"/", "/en/", "/cases", "/cases?q=" + marker, "/en/cases?q=" + marker, "/cases/IL-9003", "/en/cases/IL-9003", "/cases/IL-0049",
+		"/topics/conntrack", "/en/topics/conntrack", "/stats", "/en/stats", "/feed.atom", "/en/feed.atom", "/sitemap.xml", "/vocab",
+	}
+	for _, p := range paths {
+		r := ts.get(t, p)
+		if r.status >= 500 {
+			t.Errorf("%s: %d", p, r.status)
+		}
+		s := string(r.body)
+		if strings.Contains(p, "/IL-9003") {
+			// Asked for by id: it must answer exactly as for a case that
+			// does not exist (the message may repeat the id asked for).
+			if r.status != 404 || strings.Contains(s, marker) {
+				t.Errorf("private case answers %d through %s", r.status, p)
+			}
+			continue
+		}
+		if strings.Contains(s, marker) || strings.Contains(s, `"IL-9003"`) || strings.Contains(s, "/IL-9003") || strings.Contains(s, ">IL-9003<") {
+			t.Errorf("private case leaks through %s", p)
+		}
+	}
+	// Stats count only public cases.
+	if m := ts.get(t, "/api/stats").json(t); m["cases"].(float64) != float64(ts.srv.Library().Index.Len()-1) {
+		t.Errorf("stats count the private case: %v of %d", m["cases"], ts.srv.Library().Index.Len())
+	}
+	// Every MCP tool, called the way an agent would.
+	cs := mcpSession(t, ts)
+	for _, call := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"search_incidents", map[string]any{"query": marker}},
+		{"search_incidents", map[string]any{"query": "IL-9003 conntrack kube-proxy", "limit": 25}},
+		{"get_incident", map[string]any{"id": "IL-9003"}},
+		{"list_incidents", map[string]any{"limit": 25}},
+		{"list_incidents", map[string]any{"limit": 25, "filters": map[string]any{"components": []string{"conntrack"}}}},
+		{"get_topic", map[string]any{"term": "conntrack", "limit": 25}},
+		{"similar_incidents", map[string]any{"id": "IL-0049", "limit": 25}},
+		{"similar_incidents", map[string]any{"text": marker + " kube-proxy conntrack", "limit": 25}},
+		{"vocab", map[string]any{}},
+	} {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: call.tool, Arguments: call.args})
+		if err != nil {
+			t.Fatalf("%s: %v", call.tool, err)
+		}
+		b, _ := json.Marshal(res)
+		if strings.Contains(string(b), marker) {
+			t.Errorf("private case leaks through MCP %s", call.tool)
+		}
+		if _, asked := call.args["id"]; asked && call.args["id"] == "IL-9003" {
+			if !res.IsError {
+				t.Errorf("MCP %s answers for a private case", call.tool)
+			}
+		} else if strings.Contains(string(b), "IL-9003") {
+			t.Errorf("private case id leaks through MCP %s", call.tool)
+		}
+	}
+	// The token holder sees it.
+	if r := ts.get(t, "/api/cases/IL-9003", auth()...); r.status != 200 || r.header.Get("Cache-Control") != "private, no-store" {
+		t.Errorf("token holder: %d %q", r.status, r.header.Get("Cache-Control"))
+	}
+	if m := ts.get(t, "/api/cases?q="+marker, auth()...).json(t); m["total"].(float64) != 1 {
+		t.Errorf("token holder cannot search the private case")
+	}
+}
