@@ -134,6 +134,7 @@ file holding it.`,
 	f.IntVar(&cfg.RateBurst, "rate-burst", cfg.RateBurst, "burst allowed above --rate-limit")
 	f.BoolVar(&cfg.AccessLog, "access-log", false, "log every request (errors are always logged)")
 	f.BoolVar(&cfg.MCPJSON, "mcp-json", false, "answer MCP calls with application/json rather than an event stream")
+	f.DurationVar(&cfg.DrainFor, "drain", cfg.DrainFor, "on SIGTERM, keep serving this long with /readyz failing before closing the listener")
 	f.DurationVar(&cfg.ShutdownFor, "shutdown-timeout", cfg.ShutdownFor, "how long requests in flight may take to finish on SIGTERM")
 	return cmd
 }

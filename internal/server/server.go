@@ -45,11 +45,15 @@ type Config struct {
 	AccessLog   bool
 	MCPJSON     bool // answer MCP calls as application/json instead of SSE
 	ShutdownFor time.Duration
+	// DrainFor is how long the server keeps serving after SIGTERM, with
+	// /readyz answering 503, before it closes its listener: load balancers
+	// stop sending, and connections already queued are still accepted.
+	DrainFor time.Duration
 }
 
 // DefaultConfig returns the defaults of serve.
 func DefaultConfig() Config {
-	return Config{Addr: "127.0.0.1:8080", LogFormat: "text", LogLevel: "info", RateLimit: 20, RateBurst: 60, ShutdownFor: 10 * time.Second}
+	return Config{Addr: "127.0.0.1:8080", LogFormat: "text", LogLevel: "info", RateLimit: 20, RateBurst: 60, ShutdownFor: 10 * time.Second, DrainFor: time.Second}
 }
 
 // Server is a running incidentlib serve.
@@ -66,9 +70,6 @@ type Server struct {
 	handler http.Handler
 	http    *http.Server
 	ready   atomic.Bool
-	// storeUp is false while the database does not answer; reads go on
-	// from the index.
-	storeUp atomic.Bool
 	// Extra lets other faces (the web site) register their routes.
 	Extra []func(mux *http.ServeMux, lib *library.Library)
 }
@@ -105,7 +106,6 @@ func New(ctx context.Context, cfg Config, st incidentlib.Store, c *corpus.Corpus
 	}
 	log.Info("library ready", "cases", lib.Index.Len(), "seeded", seeded.Inserted, "upgraded", seeded.Upgraded)
 	s := &Server{cfg: cfg, log: log, store: st, lib: lib, reg: prometheus.NewRegistry()}
-	s.storeUp.Store(true)
 	s.ready.Store(true) // the index is built: reads can be answered
 	s.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	s.metrics = newMetrics(s.reg, func() float64 { return float64(lib.Index.Len()) })
@@ -191,7 +191,12 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	case <-ctx.Done():
 	}
 	s.ready.Store(false)
-	s.log.Info("shutting down", "grace", s.cfg.ShutdownFor)
+	s.log.Info("shutting down", "drain", s.cfg.DrainFor, "grace", s.cfg.ShutdownFor)
+	select {
+	case err := <-errc:
+		return err
+	case <-time.After(s.cfg.DrainFor):
+	}
 	sctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownFor)
 	defer cancel()
 	if err := s.http.Shutdown(sctx); err != nil {

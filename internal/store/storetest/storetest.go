@@ -1,0 +1,204 @@
+// Package storetest is the one test suite every store implementation runs,
+// so that SQLite and PostgreSQL behave the same.
+package storetest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/internal/corpus"
+)
+
+// Opener opens a store on an empty database; reopen opens the same
+// database again (to test migrations and durability).
+type Opener func(t *testing.T) (st incidentlib.Store, reopen func() incidentlib.Store)
+
+func sample(t *testing.T) []*incidentlib.Case {
+	c, err := corpus.LoadEmbedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c.Cases
+}
+
+func clone(c *incidentlib.Case) *incidentlib.Case {
+	cp := *c
+	return &cp
+}
+
+// Run runs the suite.
+func Run(t *testing.T, open Opener) {
+	ctx := context.Background()
+	t.Run("seed_then_read", func(t *testing.T) {
+		st, reopen := open(t)
+		cases := sample(t)
+		r, err := st.Seed(ctx, cases)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Inserted != len(cases) || r.Upgraded != 0 {
+			t.Fatalf("first seed: %+v", r)
+		}
+		got, err := st.Cases(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(cases) {
+			t.Fatalf("%d cases back, want %d", len(got), len(cases))
+		}
+		want := clone(cases[0])
+		one, err := st.Case(ctx, want.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, one); diff != "" {
+			t.Errorf("case changed in the store (-want +got):\n%s", diff)
+		}
+		st.Close()
+		st2 := reopen()
+		defer st2.Close()
+		r, err = st2.Seed(ctx, cases)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Inserted != 0 || r.Upgraded != 0 || r.Unchanged != len(cases) {
+			t.Errorf("second seed after reopening: %+v", r)
+		}
+	})
+	t.Run("seed_upgrades_only_newer_corpus_cases", func(t *testing.T) {
+		st, _ := open(t)
+		defer st.Close()
+		cases := sample(t)[:4]
+		if _, err := st.Seed(ctx, cases); err != nil {
+			t.Fatal(err)
+		}
+		// Case 1 is edited through the API, case 2 deleted, case 3 is a
+		// private case that happens to share an id.
+		edited := clone(cases[1])
+		edited.Title.EN = "edited by hand"
+		edited.UpdatedAt = "2026-12-01T00:00:00Z"
+		if _, err := st.Put(ctx, edited); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Delete(ctx, cases[2].ID); err != nil {
+			t.Fatal(err)
+		}
+		next := make([]*incidentlib.Case, 4)
+		for i, c := range cases {
+			n := clone(c)
+			n.Title.EN = "newer corpus copy"
+			n.UpdatedAt = "2027-01-01T00:00:00Z"
+			next[i] = n
+		}
+		r, err := st.Seed(ctx, next)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Upgraded != 2 || r.Unchanged != 2 {
+			// 0 and 3 upgrade; 1 (edited) and 2 (deleted) stay.
+			t.Errorf("seed: %+v", r)
+		}
+		if c, _ := st.Case(ctx, cases[0].ID); c.Title.EN != "newer corpus copy" {
+			t.Errorf("a newer corpus case was not upgraded")
+		}
+		if c, _ := st.Case(ctx, cases[1].ID); c.Title.EN != "edited by hand" {
+			t.Errorf("seeding overwrote an edit: %q", c.Title.EN)
+		}
+		if _, err := st.Case(ctx, cases[2].ID); !errors.Is(err, incidentlib.ErrNotFound) {
+			t.Errorf("seeding brought back a deleted case: %v", err)
+		}
+		older := clone(next[0])
+		older.UpdatedAt = "2020-01-01T00:00:00Z"
+		older.Title.EN = "older"
+		if r, _ := st.Seed(ctx, []*incidentlib.Case{older}); r.Upgraded != 0 {
+			t.Errorf("an older corpus copy replaced a newer one")
+		}
+	})
+	t.Run("seed_never_touches_private", func(t *testing.T) {
+		st, _ := open(t)
+		defer st.Close()
+		c := clone(sample(t)[0])
+		c.Private = true
+		c.Title.EN = "private"
+		if _, err := st.Put(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+		pub := clone(sample(t)[0])
+		pub.UpdatedAt = "2030-01-01T00:00:00Z"
+		if _, err := st.Seed(ctx, []*incidentlib.Case{pub}); err != nil {
+			t.Fatal(err)
+		}
+		got, _ := st.Case(ctx, c.ID)
+		if !got.Private || got.Title.EN != "private" {
+			t.Errorf("seeding touched a private case: %+v", got.Title)
+		}
+	})
+	t.Run("put_get_delete", func(t *testing.T) {
+		st, reopen := open(t)
+		c := clone(sample(t)[0])
+		c.ID = "IL-9990"
+		created, err := st.Put(ctx, c)
+		if err != nil || !created {
+			t.Fatalf("put: %v %v", created, err)
+		}
+		c.Title.KO = "바뀐 제목"
+		if created, err := st.Put(ctx, c); err != nil || created {
+			t.Fatalf("replace: %v %v", created, err)
+		}
+		st.Close()
+		st = reopen()
+		defer st.Close()
+		got, err := st.Case(ctx, "IL-9990")
+		if err != nil || got.Title.KO != "바뀐 제목" {
+			t.Fatalf("after reopen: %v %v", err, got)
+		}
+		if err := st.Delete(ctx, "IL-9990"); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Delete(ctx, "IL-9990"); !errors.Is(err, incidentlib.ErrNotFound) {
+			t.Errorf("second delete: %v", err)
+		}
+		if _, err := st.Case(ctx, "IL-9990"); !errors.Is(err, incidentlib.ErrNotFound) {
+			t.Errorf("deleted case: %v", err)
+		}
+		if created, _ := st.Put(ctx, c); !created {
+			t.Errorf("writing a deleted case again does not count as a new case")
+		}
+		if err := st.Ping(ctx); err != nil {
+			t.Error(err)
+		}
+	})
+	t.Run("concurrent_writes", func(t *testing.T) {
+		st, _ := open(t)
+		defer st.Close()
+		base := sample(t)[0]
+		var wg sync.WaitGroup
+		errs := make(chan error, 40)
+		for i := 0; i < 40; i++ {
+			wg.Add(1)
+			go func(i int) {
+				defer wg.Done()
+				c := clone(base)
+				c.ID = fmt.Sprintf("IL-98%02d", i)
+				if _, err := st.Put(ctx, c); err != nil {
+					errs <- err
+				}
+			}(i)
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Error(err)
+		}
+		all, _ := st.Cases(ctx)
+		if len(all) != 40 {
+			t.Errorf("%d cases after 40 concurrent writes", len(all))
+		}
+	})
+}
