@@ -2,40 +2,41 @@
 // bilingual full-text search, filters and facet counts, snippets, similar
 // and related cases, and topics. It is built from a list of cases and
 // updated case by case as the store changes.
+//
+// The index is a small purpose-built inverted index (see
+// docs/ARCHITECTURE.md for why it replaced Bleve): postings per field and
+// term with BM25 scoring, one bitset per vocabulary term for filters and
+// facet counts, and Bleve's analysis packages for text analysis.
 package search
 
 import (
 	"fmt"
+	"runtime"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
 
 	"github.com/blevesearch/bleve/v2"
-	"github.com/blevesearch/bleve/v2/analysis/analyzer/keyword"
-	"github.com/blevesearch/bleve/v2/index/scorch"
-	"github.com/blevesearch/bleve/v2/mapping"
+	"github.com/blevesearch/bleve/v2/analysis"
 
 	"github.com/incidentlib/incidentlib"
 )
 
-// Text fields and their weights: title, trigger and symptoms above summary
-// above the rest.
-var textFields = []struct {
-	name  string
-	boost float64
-}{
-	{"title", 4},
-	{"trigger", 3},
-	{"symptoms_text", 3},
-	{"terms", 2.5},
-	{"summary", 2},
-	{"org", 2},
-	{"rest", 1},
-}
+// The text fields of a case and their weights: title, trigger and symptoms
+// above summary above the rest.
+const (
+	fTitle = iota
+	fTrigger
+	fSymptoms
+	fTerms
+	fSummary
+	fOrg
+	fRest
+	nFields
+)
 
-// vectorFields keep term vectors: phrases match there, and snippets are cut
-// from them.
-var vectorFields = map[string]bool{"title": true, "trigger": true, "symptoms_text": true, "summary": true, "rest": true}
+var fieldBoost = [nFields]float32{4, 3, 3, 2.5, 2, 2, 1}
 
 // FilterFields are the vocabulary fields a search can be filtered and
 // faceted on, in display order.
@@ -44,91 +45,221 @@ var FilterFields = []string{
 	incidentlib.VocabComponents, incidentlib.VocabContributing, incidentlib.VocabSeverity,
 }
 
-// Index is the search index. It is safe for concurrent use.
-type Index struct {
-	mu    sync.RWMutex
-	bi    bleve.Index
-	vocab *incidentlib.Vocab
-	cases map[string]*incidentlib.Case
+// postings lists the documents holding a term in one field, with the term's
+// frequency there. Two arrays keep it compact.
+type postings struct {
+	docs []uint32
+	tfs  []uint16
 }
 
-func newMapping() (*mapping.IndexMappingImpl, error) {
+// Index is the search index. It is safe for concurrent use.
+type Index struct {
+	an    analysis.Analyzer // positions and offsets: snippets, phrases
+	fast  *fastAnalyzer     // terms only: indexing and queries
+	vocab *incidentlib.Vocab
+
+	mu     sync.RWMutex
+	docs   []*incidentlib.Case // by document number; nil once replaced or deleted
+	byID   map[string]uint32
+	live   bitset // documents that hold the current version of a case
+	public bitset // live documents of public cases
+	rev    bitset // reviewed
+	year   []uint16
+	flen   [nFields][]uint16
+	sumLen [nFields]float64
+	post   [nFields]map[string]*postings
+	// termSets maps "vocab/term" (and "org/slug") to its documents.
+	termSets map[string]bitset
+	// newest is every live document, newest first; nil until asked for.
+	newest []uint32
+	nLive  int
+}
+
+func newAnalyzer() (analysis.Analyzer, error) {
 	m := bleve.NewIndexMapping()
 	if err := addAnalyzer(m); err != nil {
 		return nil, err
 	}
-	doc := bleve.NewDocumentMapping()
-	text := func(vectors bool) *mapping.FieldMapping {
-		f := bleve.NewTextFieldMapping()
-		f.Analyzer = analyzerName
-		f.Store = false
-		f.IncludeInAll = false
-		f.IncludeTermVectors = vectors
-		f.DocValues = false
-		return f
+	a := m.AnalyzerNamed(analyzerName)
+	if a == nil {
+		return nil, fmt.Errorf("analyzer %s is not registered", analyzerName)
 	}
-	// Both languages share a field: one analyzer reads both, and half the
-	// fields means half the term searchers per query. Term vectors (positions
-	// and offsets, for quoted phrases and snippets) are kept only where
-	// snippets come from: they cost time at every start.
-	for _, tf := range textFields {
-		doc.AddFieldMappingsAt(tf.name, text(vectorFields[tf.name]))
-	}
-	kw := func() *mapping.FieldMapping {
-		f := bleve.NewKeywordFieldMapping()
-		f.Analyzer = keyword.Name
-		f.Store = false
-		f.IncludeInAll = false
-		f.IncludeTermVectors = false
-		return f
-	}
-	for _, name := range append([]string{"id", "org_slug", "date", "visibility"}, FilterFields...) {
-		doc.AddFieldMappingsAt(name, kw())
-	}
-	year := bleve.NewNumericFieldMapping()
-	year.Store = false
-	doc.AddFieldMappingsAt("year", year)
-	rev := bleve.NewBooleanFieldMapping()
-	rev.Store = false
-	doc.AddFieldMappingsAt("reviewed", rev)
-	m.DefaultMapping = doc
-	m.DefaultAnalyzer = analyzerName
-	return m, nil
+	return a, nil
 }
 
 // New builds an index over cases.
 func New(v *incidentlib.Vocab, cases []*incidentlib.Case) (*Index, error) {
-	m, err := newMapping()
+	an, err := newAnalyzer()
 	if err != nil {
-		return nil, fmt.Errorf("search mapping: %w", err)
+		return nil, fmt.Errorf("search analyzer: %w", err)
 	}
-	// Scorch with an empty path keeps every segment in memory.
-	bi, err := bleve.NewUsing("", m, scorch.Name, scorch.Name, nil)
+	fast, err := newFastAnalyzer()
 	if err != nil {
-		return nil, fmt.Errorf("create search index: %w", err)
+		return nil, fmt.Errorf("search analyzer: %w", err)
 	}
-	ix := &Index{bi: bi, vocab: v, cases: map[string]*incidentlib.Case{}}
-	batch := bi.NewBatch()
-	for _, c := range cases {
-		if err := batch.Index(c.ID, ix.document(c)); err != nil {
-			return nil, fmt.Errorf("index %s: %w", c.ID, err)
-		}
-		ix.cases[c.ID] = c
-		if batch.Size() >= 1000 {
-			if err := bi.Batch(batch); err != nil {
-				return nil, err
+	ix := &Index{an: an, fast: fast, vocab: v, byID: map[string]uint32{}, termSets: map[string]bitset{}}
+	if len(cases) > 5000 {
+		// A large build allocates much short-lived garbage: collect less
+		// often while it runs.
+		defer debug.SetGCPercent(debug.SetGCPercent(400))
+	}
+	for f := range ix.post {
+		ix.post[f] = map[string]*postings{}
+	}
+	// Analysis is the costly part: run it on every core, then add the
+	// results in order on one goroutine.
+	type analysed struct {
+		c     *incidentlib.Case
+		terms [nFields]map[string]uint16
+		lens  [nFields]uint16
+	}
+	workers := runtime.GOMAXPROCS(0)
+	in := make(chan int, workers*4)
+	out := make([]chan analysed, len(cases))
+	for i := range out {
+		out[i] = make(chan analysed, 1)
+	}
+	for w := 0; w < workers; w++ {
+		go func() {
+			cache := stemCache{}
+			for i := range in {
+				var a analysed
+				a.c = cases[i]
+				a.terms, a.lens = ix.analyseCase(cases[i], cache)
+				out[i] <- a
 			}
-			batch = bi.NewBatch()
-		}
+		}()
 	}
-	if err := bi.Batch(batch); err != nil {
-		return nil, fmt.Errorf("index cases: %w", err)
+	go func() {
+		for i := range cases {
+			in <- i
+		}
+		close(in)
+	}()
+	ix.mu.Lock()
+	defer ix.mu.Unlock()
+	for i := range cases {
+		a := <-out[i]
+		ix.add(a.c, a.terms, a.lens)
 	}
 	return ix, nil
 }
 
+// analyseCase returns, per field, each analysed term with its frequency,
+// and the field's length in terms.
+func (ix *Index) analyseCase(c *incidentlib.Case, cache stemCache) (terms [nFields]map[string]uint16, lens [nFields]uint16) {
+	both := func(t incidentlib.Text) string { return t.EN + "\n" + t.KO }
+	var rest strings.Builder
+	rest.WriteString(both(c.Detection))
+	rest.WriteByte('\n')
+	rest.WriteString(both(c.Lessons))
+	for _, it := range append(append([]incidentlib.Item{}, c.Remediation...), c.ActionItems...) {
+		rest.WriteByte('\n')
+		rest.WriteString(both(it.Text))
+	}
+	var vt []string
+	for _, f := range FilterFields {
+		if f == incidentlib.VocabSeverity {
+			continue
+		}
+		for _, id := range incidentlib.CaseTerms(c, f) {
+			vt = append(vt, id)
+			if t := ix.vocab.Term(f, id); t != nil {
+				vt = append(vt, t.Label.EN, t.Label.KO)
+			}
+		}
+	}
+	texts := [nFields]string{
+		fTitle: both(c.Title), fTrigger: both(c.Trigger), fSymptoms: both(c.SymptomsText),
+		fTerms: strings.Join(vt, "\n"), fSummary: both(c.Summary), fOrg: c.Org, fRest: rest.String(),
+	}
+	for f, text := range texts {
+		m := make(map[string]uint16, len(text)/12)
+		n := 0
+		ix.fast.each(text, cache, func(t string) {
+			if m[t] < 0xffff {
+				m[t]++
+			}
+			n++
+		})
+		terms[f] = m
+		lens[f] = uint16(min(n, 0xffff))
+	}
+	return terms, lens
+}
+
+// add appends a document; the caller holds the write lock.
+func (ix *Index) add(c *incidentlib.Case, terms [nFields]map[string]uint16, lens [nFields]uint16) {
+	if old, ok := ix.byID[c.ID]; ok {
+		ix.retire(old)
+	}
+	d := uint32(len(ix.docs))
+	ix.docs = append(ix.docs, c)
+	ix.byID[c.ID] = d
+	ix.live.set(d)
+	if !c.Private {
+		ix.public.set(d)
+	}
+	if c.Reviewed() {
+		ix.rev.set(d)
+	}
+	ix.year = append(ix.year, uint16(c.Year()))
+	for f := 0; f < nFields; f++ {
+		ix.flen[f] = append(ix.flen[f], lens[f])
+		ix.sumLen[f] += float64(lens[f])
+		for t, tf := range terms[f] {
+			p := ix.post[f][t]
+			if p == nil {
+				p = &postings{}
+				ix.post[f][t] = p
+			}
+			p.docs = append(p.docs, d)
+			p.tfs = append(p.tfs, tf)
+		}
+	}
+	for _, f := range FilterFields {
+		for _, id := range incidentlib.CaseTerms(c, f) {
+			ix.setTerm(f+"/"+id, d)
+		}
+	}
+	ix.setTerm("org/"+c.OrgSlug, d)
+	ix.nLive++
+	ix.newest = nil
+}
+
+func (ix *Index) setTerm(key string, d uint32) {
+	b := ix.termSets[key]
+	b.set(d)
+	ix.termSets[key] = b
+}
+
+// retire takes a document out of every set; its postings stay and are
+// skipped, so an update costs no rewrite of the posting lists.
+func (ix *Index) retire(d uint32) {
+	c := ix.docs[d]
+	if c == nil {
+		return
+	}
+	ix.live.clear(d)
+	ix.public.clear(d)
+	ix.rev.clear(d)
+	for f := 0; f < nFields; f++ {
+		ix.sumLen[f] -= float64(ix.flen[f][d])
+	}
+	for key, b := range ix.termSets {
+		if b.has(d) {
+			b.clear(d)
+			ix.termSets[key] = b
+		}
+	}
+	ix.docs[d] = nil
+	delete(ix.byID, c.ID)
+	ix.nLive--
+	ix.newest = nil
+}
+
 // Close releases the index.
-func (ix *Index) Close() error { return ix.bi.Close() }
+func (ix *Index) Close() error { return nil }
 
 // Vocab returns the vocabulary the index labels terms with.
 func (ix *Index) Vocab() *incidentlib.Vocab { return ix.vocab }
@@ -137,118 +268,95 @@ func (ix *Index) Vocab() *incidentlib.Vocab { return ix.vocab }
 func (ix *Index) Len() int {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	return len(ix.cases)
+	return ix.nLive
 }
 
 // Case returns the case id, or nil.
 func (ix *Index) Case(id string) *incidentlib.Case {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	return ix.cases[id]
+	if d, ok := ix.byID[id]; ok {
+		return ix.docs[d]
+	}
+	return nil
+}
+
+// newestLocked returns the live documents newest first, sorting once after
+// each change. The caller holds at least the read lock.
+func (ix *Index) newestLocked() []uint32 {
+	if ix.newest != nil {
+		return ix.newest
+	}
+	order := make([]uint32, 0, ix.nLive)
+	ix.live.each(func(d uint32) { order = append(order, d) })
+	sort.Slice(order, func(i, j int) bool { return newer(ix.docs[order[i]], ix.docs[order[j]]) })
+	return order
+}
+
+func newer(a, b *incidentlib.Case) bool {
+	if a.Date != b.Date {
+		return a.Date > b.Date
+	}
+	return a.ID > b.ID
 }
 
 // Cases returns every case, newest first; private ones only when asked.
 func (ix *Index) Cases(includePrivate bool) []*incidentlib.Case {
-	ix.mu.RLock()
-	defer ix.mu.RUnlock()
-	out := make([]*incidentlib.Case, 0, len(ix.cases))
-	for _, c := range ix.cases {
-		if c.Private && !includePrivate {
-			continue
-		}
-		out = append(out, c)
+	ix.mu.Lock()
+	if ix.newest == nil {
+		ix.newest = ix.newestLocked()
 	}
-	sortByDate(out)
-	return out
-}
-
-func sortByDate(cs []*incidentlib.Case) {
-	sort.Slice(cs, func(i, j int) bool {
-		if cs[i].Date != cs[j].Date {
-			return cs[i].Date > cs[j].Date
+	order := ix.newest
+	out := make([]*incidentlib.Case, 0, len(order))
+	for _, d := range order {
+		if c := ix.docs[d]; c != nil && (includePrivate || !c.Private) {
+			out = append(out, c)
 		}
-		return cs[i].ID > cs[j].ID
-	})
+	}
+	ix.mu.Unlock()
+	return out
 }
 
 // Upsert adds or replaces one case.
 func (ix *Index) Upsert(c *incidentlib.Case) error {
-	if err := ix.bi.Index(c.ID, ix.document(c)); err != nil {
-		return fmt.Errorf("index %s: %w", c.ID, err)
-	}
+	terms, lens := ix.analyseCase(c, nil)
 	ix.mu.Lock()
-	ix.cases[c.ID] = c
+	ix.add(c, terms, lens)
+	ix.compactIfNeeded()
 	ix.mu.Unlock()
 	return nil
 }
 
-// Delete removes one case.
+// Delete removes one case; deleting a case the index lacks is not an error.
 func (ix *Index) Delete(id string) error {
-	if err := ix.bi.Delete(id); err != nil {
-		return fmt.Errorf("unindex %s: %w", id, err)
-	}
 	ix.mu.Lock()
-	delete(ix.cases, id)
+	if d, ok := ix.byID[id]; ok {
+		ix.retire(d)
+	}
+	ix.compactIfNeeded()
 	ix.mu.Unlock()
 	return nil
 }
 
-func itemsText(items []incidentlib.Item, lang string) string {
-	var b strings.Builder
-	for _, it := range items {
-		if lang == "en" {
-			b.WriteString(it.Text.EN)
-		} else {
-			b.WriteString(it.Text.KO)
-		}
-		b.WriteByte('\n')
+// compactIfNeeded rebuilds the posting lists when retired documents make up
+// a quarter of them, so that long-running servers with many edits stay
+// fast. The caller holds the write lock.
+func (ix *Index) compactIfNeeded() {
+	dead := len(ix.docs) - ix.nLive
+	if dead < 64 || dead*4 < len(ix.docs) {
+		return
 	}
-	return b.String()
-}
-
-// document is what the index stores for a case.
-func (ix *Index) document(c *incidentlib.Case) map[string]any {
-	d := map[string]any{
-		"id":         c.ID,
-		"org_slug":   c.OrgSlug,
-		"org":        c.Org,
-		"date":       c.Date,
-		"year":       float64(c.Year()),
-		"reviewed":   c.Reviewed(),
-		"visibility": visibility(c),
-	}
-	for _, f := range FilterFields {
-		d[f] = incidentlib.CaseTerms(c, f)
-	}
-	both := func(t incidentlib.Text) string { return t.EN + "\n" + t.KO }
-	d["title"] = both(c.Title)
-	d["trigger"] = both(c.Trigger)
-	d["symptoms_text"] = both(c.SymptomsText)
-	d["summary"] = both(c.Summary)
-	d["rest"] = strings.Join([]string{both(c.Detection), both(c.Lessons),
-		itemsText(c.Remediation, "en"), itemsText(c.Remediation, "ko"),
-		itemsText(c.ActionItems, "en"), itemsText(c.ActionItems, "ko")}, "\n")
-	// Vocabulary labels in both languages let "conntrack 테이블" or "설정 변경"
-	// find a case tagged with the term even where its prose words it otherwise.
-	var terms []string
-	for _, f := range FilterFields {
-		if f == incidentlib.VocabSeverity {
-			continue
-		}
-		for _, id := range incidentlib.CaseTerms(c, f) {
-			terms = append(terms, id)
-			if t := ix.vocab.Term(f, id); t != nil {
-				terms = append(terms, t.Label.EN, t.Label.KO)
-			}
+	var cases []*incidentlib.Case
+	for _, c := range ix.docs {
+		if c != nil {
+			cases = append(cases, c)
 		}
 	}
-	d["terms"] = strings.Join(terms, "\n")
-	return d
-}
-
-func visibility(c *incidentlib.Case) string {
-	if c.Private {
-		return "private"
+	fresh, err := New(ix.vocab, cases)
+	if err != nil {
+		return
 	}
-	return "public"
+	ix.docs, ix.byID, ix.live, ix.public, ix.rev = fresh.docs, fresh.byID, fresh.live, fresh.public, fresh.rev
+	ix.year, ix.flen, ix.sumLen, ix.post, ix.termSets = fresh.year, fresh.flen, fresh.sumLen, fresh.post, fresh.termSets
+	ix.nLive, ix.newest = fresh.nLive, nil
 }

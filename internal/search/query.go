@@ -2,14 +2,9 @@ package search
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/blevesearch/bleve/v2"
-	"github.com/blevesearch/bleve/v2/search"
-	"github.com/blevesearch/bleve/v2/search/query"
 
 	"github.com/incidentlib/incidentlib"
 )
@@ -134,16 +129,14 @@ func parse(text string) parsedQuery {
 
 // analyze returns the distinct analysed terms of s, in order.
 func (ix *Index) analyze(s string) []string {
-	a := ix.bi.Mapping().AnalyzerNamed(analyzerName)
 	seen := map[string]bool{}
 	var out []string
-	for _, tok := range a.Analyze([]byte(s)) {
-		t := string(tok.Term)
+	ix.fast.each(s, nil, func(t string) {
 		if !seen[t] {
 			seen[t] = true
 			out = append(out, t)
 		}
-	}
+	})
 	return out
 }
 
@@ -201,65 +194,6 @@ func (ix *Index) normalize(q *Query) ([]string, error) {
 	return notes, nil
 }
 
-// textQuery builds the relevance part of a search: every word and phrase
-// against every text field, with the field weights.
-func (ix *Index) textQuery(text string, notes *[]string) (query.Query, []string) {
-	pq := parse(text)
-	terms := ix.analyze(pq.words)
-	if len(terms) > MaxQueryTerms {
-		*notes = append(*notes, fmt.Sprintf("the query has %d distinct terms; the first %d were used", len(terms), MaxQueryTerms))
-		terms = terms[:MaxQueryTerms]
-	}
-	var should []query.Query
-	fields := func(name string) []string { return []string{name} }
-	for _, tf := range textFields {
-		for _, f := range fields(tf.name) {
-			for _, t := range terms {
-				tq := bleve.NewTermQuery(t)
-				tq.SetField(f)
-				tq.SetBoost(tf.boost)
-				should = append(should, tq)
-			}
-		}
-	}
-	var must []query.Query
-	highlight := append([]string{}, terms...)
-	for _, p := range pq.phrases {
-		var alts []query.Query
-		for _, tf := range textFields {
-			for _, f := range fields(tf.name) {
-				mp := bleve.NewMatchPhraseQuery(p)
-				mp.SetField(f)
-				mp.SetBoost(tf.boost * 2)
-				alts = append(alts, mp)
-			}
-		}
-		must = append(must, bleve.NewDisjunctionQuery(alts...))
-		highlight = append(highlight, ix.analyze(p)...)
-	}
-	// A case id typed as the query finds that case first.
-	for _, w := range strings.Fields(strings.ToUpper(text)) {
-		if caseIDLike(w) {
-			tq := bleve.NewTermQuery(w)
-			tq.SetField("id")
-			tq.SetBoost(50)
-			should = append(should, tq)
-		}
-	}
-	if len(should) == 0 && len(must) == 0 {
-		return nil, nil
-	}
-	if len(must) == 0 {
-		return bleve.NewDisjunctionQuery(should...), highlight
-	}
-	bq := bleve.NewBooleanQuery()
-	bq.AddMust(must...)
-	if len(should) > 0 {
-		bq.AddShould(should...)
-	}
-	return bq, highlight
-}
-
 func caseIDLike(s string) bool {
 	if len(s) != 7 || !strings.HasPrefix(s, "IL-") {
 		return false
@@ -270,141 +204,4 @@ func caseIDLike(s string) bool {
 		}
 	}
 	return true
-}
-
-// filterQuery builds the conjunction of every filter.
-func (ix *Index) filterQuery(q *Query) []query.Query {
-	var must []query.Query
-	for _, field := range append(append([]string{}, FilterFields...), "org") {
-		for _, t := range q.Filters[field] {
-			f := field
-			if field == "org" {
-				f = "org_slug"
-			}
-			tq := bleve.NewTermQuery(t)
-			tq.SetField(f)
-			must = append(must, tq)
-		}
-	}
-	if q.YearFrom != 0 || q.YearTo != 0 {
-		var lo, hi *float64
-		incl := true
-		if q.YearFrom != 0 {
-			v := float64(q.YearFrom)
-			lo = &v
-		}
-		if q.YearTo != 0 {
-			v := float64(q.YearTo)
-			hi = &v
-		}
-		nq := bleve.NewNumericRangeInclusiveQuery(lo, hi, &incl, &incl)
-		nq.SetField("year")
-		must = append(must, nq)
-	}
-	if q.Reviewed != nil {
-		bq := bleve.NewBoolFieldQuery(*q.Reviewed)
-		bq.SetField("reviewed")
-		must = append(must, bq)
-	}
-	if !q.IncludePrivate {
-		tq := bleve.NewTermQuery("public")
-		tq.SetField("visibility")
-		must = append(must, tq)
-	}
-	return must
-}
-
-// Search runs q. Invalid filters or sort give an error of kind ErrInvalid
-// whose message lists what is valid.
-func (ix *Index) Search(q Query) (*Result, error) {
-	notes, err := ix.normalize(&q)
-	if err != nil {
-		return nil, err
-	}
-	text := clean(q.Text, &notes)
-	tq, _ := ix.textQuery(text, &notes)
-	must := ix.filterQuery(&q)
-	var root query.Query
-	switch {
-	case tq == nil && len(must) == 0:
-		root = bleve.NewMatchAllQuery()
-	case tq == nil:
-		root = bleve.NewConjunctionQuery(must...)
-	case len(must) == 0:
-		root = tq
-	default:
-		bq := bleve.NewBooleanQuery()
-		bq.AddMust(append(must, tq)...)
-		root = bq
-	}
-	req := bleve.NewSearchRequestOptions(root, q.Limit, q.Offset, false)
-	req.IncludeLocations = tq != nil // for snippets
-	switch {
-	case q.Sort == SortNewest || (tq == nil && q.Sort == SortRelevance):
-		req.SortBy([]string{"-date", "-_id"})
-	case q.Sort == SortOldest:
-		req.SortBy([]string{"date", "_id"})
-	default:
-		req.SortBy([]string{"-_score", "-date", "_id"})
-	}
-	if !q.NoFacets {
-		for _, f := range FilterFields {
-			req.AddFacet(f, bleve.NewFacetRequest(f, 200))
-		}
-		req.AddFacet("org", bleve.NewFacetRequest("org_slug", 200))
-	}
-	sr, err := ix.bi.Search(req)
-	if err != nil {
-		return nil, fmt.Errorf("search: %w", err)
-	}
-	res := &Result{Total: int(sr.Total), Offset: q.Offset, Limit: q.Limit, Notes: notes}
-	ix.mu.RLock()
-	for _, h := range sr.Hits {
-		c := ix.cases[h.ID]
-		if c == nil {
-			continue // deleted between search and lookup
-		}
-		res.Hits = append(res.Hits, Hit{Case: c, Score: h.Score, Snippet: ix.snippet(c, q.Lang, h.Locations)})
-	}
-	ix.mu.RUnlock()
-	if q.Offset >= res.Total && res.Total > 0 {
-		res.Notes = append(res.Notes, fmt.Sprintf("offset %d is past the last result (%d in all)", q.Offset, res.Total))
-	}
-	if !q.NoFacets {
-		res.Facets = ix.facets(sr.Facets, q.Lang)
-	}
-	return res, nil
-}
-
-func (ix *Index) facets(fr search.FacetResults, lang string) map[string][]FacetCount {
-	out := map[string][]FacetCount{}
-	orgNames := map[string]string{}
-	ix.mu.RLock()
-	for _, c := range ix.cases {
-		orgNames[c.OrgSlug] = c.Org
-	}
-	ix.mu.RUnlock()
-	for name, f := range fr {
-		var counts []FacetCount
-		if f.Terms != nil {
-			for _, t := range f.Terms.Terms() {
-				label := orgNames[t.Term]
-				if name != "org" {
-					label = ix.vocab.Label(name, t.Term, lang)
-				}
-				counts = append(counts, FacetCount{Term: t.Term, Label: label, Count: t.Count})
-			}
-		}
-		sort.SliceStable(counts, func(i, j int) bool {
-			if counts[i].Count != counts[j].Count {
-				return counts[i].Count > counts[j].Count
-			}
-			return counts[i].Term < counts[j].Term
-		})
-		if counts == nil {
-			counts = []FacetCount{}
-		}
-		out[name] = counts
-	}
-	return out
 }

@@ -4,8 +4,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/blevesearch/bleve/v2"
-
 	"github.com/incidentlib/incidentlib"
 )
 
@@ -130,35 +128,6 @@ func (ix *Index) label(r *Reason) {
 	r.Label = incidentlib.Text{KO: strings.Join(ko, " · "), EN: strings.Join(en, " · ")}
 }
 
-// textScores runs text as a query and returns each case's score divided by
-// the best score, so that the scores fall in [0, 1].
-func (ix *Index) textScores(text string, includePrivate bool, n int) map[string]float64 {
-	var notes []string
-	tq, _ := ix.textQuery(clean(text, &notes), &notes)
-	if tq == nil {
-		return nil
-	}
-	root := tq
-	if !includePrivate {
-		vis := bleve.NewTermQuery("public")
-		vis.SetField("visibility")
-		root = bleve.NewConjunctionQuery(tq, vis)
-	}
-	req := bleve.NewSearchRequestOptions(root, n, 0, false)
-	sr, err := ix.bi.Search(req)
-	if err != nil || len(sr.Hits) == 0 {
-		return nil
-	}
-	out := map[string]float64{}
-	top := sr.Hits[0].Score
-	for _, h := range sr.Hits {
-		if top > 0 {
-			out[h.ID] = h.Score / top
-		}
-	}
-	return out
-}
-
 // SimilarTo returns the cases most similar to case id, each with its reason.
 func (ix *Index) SimilarTo(id string, limit int, includePrivate bool) ([]Similar, error) {
 	c := ix.Case(id)
@@ -211,19 +180,38 @@ func (ix *Index) rank(p profile, text string, exclude map[string]bool, limit int
 		limit = 10
 	}
 	ts := ix.textScores(text, includePrivate, 100)
-	var out []Similar
 	ix.mu.RLock()
-	for id, c := range ix.cases {
-		if exclude[id] || (c.Private && !includePrivate) {
-			continue
+	// Candidates: cases that share a component, symptom or contributing
+	// factor, and those the text matched. Root cause and domain alone are
+	// too common to pick candidates by.
+	var cand bitset
+	for _, f := range []string{incidentlib.VocabComponents, incidentlib.VocabSymptoms, incidentlib.VocabContributing} {
+		for _, id := range p.terms[f] {
+			for i, w := range ix.termSets[f+"/"+id] {
+				for len(cand) <= i {
+					cand = append(cand, 0)
+				}
+				cand[i] |= w
+			}
+		}
+	}
+	for id := range ts {
+		if d, ok := ix.byID[id]; ok {
+			cand.set(d)
+		}
+	}
+	var out []Similar
+	cand.each(func(d uint32) {
+		c := ix.docs[d]
+		if c == nil || exclude[c.ID] || (c.Private && !includePrivate) {
+			return
 		}
 		s, r := overlap(p, c)
-		score := blendStructured*s + (1-blendStructured)*ts[id]
-		if score <= 0.05 {
-			continue
+		score := blendStructured*s + (1-blendStructured)*ts[c.ID]
+		if score > 0.05 {
+			out = append(out, Similar{Case: c, Score: score, Reason: r})
 		}
-		out = append(out, Similar{Case: c, Score: score, Reason: r})
-	}
+	})
 	ix.mu.RUnlock()
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Score != out[j].Score {

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/blevesearch/bleve/v2/search"
-
 	"github.com/incidentlib/incidentlib"
 )
 
@@ -20,50 +18,29 @@ func joinable(gap string) bool {
 	return gap != "" && len(gap) <= 2 && strings.Trim(gap, "-_.") == ""
 }
 
-// snippetFields are the fields a snippet may come from, in order of
-// preference when they match equally well.
-var snippetFields = []string{"symptoms_text", "summary", "trigger", "title"}
-
-func fieldText(c *incidentlib.Case, field string) incidentlib.Text {
-	switch field {
-	case "symptoms_text":
-		return c.SymptomsText
-	case "summary":
-		return c.Summary
-	case "trigger":
-		return c.Trigger
-	}
-	return c.Title
-}
-
 // snippet picks the part of the case, in lang, that best shows why it
-// matched, and marks the matched words. It uses the match locations the
-// search found, so nothing is analysed again. Without matches it is the
-// start of the summary.
-func (ix *Index) snippet(c *incidentlib.Case, lang string, locs search.FieldTermLocationMap) string {
-	best, bestSpans := c.Summary.In(lang), []span(nil)
-	for _, f := range snippetFields {
-		t := fieldText(c, f)
-		// The field holds English, a newline, then Korean.
-		lo, hi := 0, len(t.EN)
-		if lang == "ko" {
-			lo, hi = len(t.EN)+1, len(t.EN)+1+len(t.KO)
-		}
+// matched, and marks the matched words. Without query terms it is the start
+// of the summary. Only the page's hits are analysed, so a search analyses
+// a few texts whatever the size of the corpus.
+func (ix *Index) snippet(c *incidentlib.Case, lang string, terms []string) string {
+	summary := c.Summary.In(lang)
+	if len(terms) == 0 {
+		return html.EscapeString(cut(summary, 0, SnippetLen))
+	}
+	want := make(map[string]bool, len(terms))
+	for _, t := range terms {
+		want[t] = true
+	}
+	best, bestSpans := summary, []span(nil)
+	for _, text := range []string{c.SymptomsText.In(lang), summary, c.Trigger.In(lang), c.Title.In(lang)} {
 		var spans []span
-		for _, tl := range locs[f] {
-			for _, l := range tl {
-				if int(l.Start) >= lo && int(l.End) <= hi {
-					spans = append(spans, span{int(l.Start) - lo, int(l.End) - lo})
-				}
+		for _, tok := range ix.an.Analyze([]byte(text)) {
+			if want[string(tok.Term)] {
+				spans = append(spans, span{tok.Start, tok.End})
 			}
 		}
 		if len(spans) > len(bestSpans) {
-			best, bestSpans = t.In(lang), spans
-			if lang == "en" {
-				best = t.EN
-			} else {
-				best = t.KO
-			}
+			best, bestSpans = text, spans
 		}
 	}
 	if len(bestSpans) == 0 {

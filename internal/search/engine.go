@@ -1,0 +1,428 @@
+package search
+
+import (
+	"container/heap"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/incidentlib/incidentlib"
+)
+
+// BM25 parameters.
+const (
+	bm25K1 = 1.2
+	bm25B  = 0.75
+)
+
+// textPlan is a parsed, analysed query.
+type textPlan struct {
+	terms   []string   // loose words, analysed
+	phrases [][]string // quoted phrases, analysed, each in order
+	ids     []string   // case ids typed in the query
+	marks   []string   // every analysed term, for snippets
+}
+
+func (ix *Index) plan(text string, notes *[]string) textPlan {
+	pq := parse(text)
+	var p textPlan
+	p.terms = ix.analyze(pq.words)
+	if len(p.terms) > MaxQueryTerms {
+		*notes = append(*notes, fmt.Sprintf("the query has %d distinct terms; the first %d were used", len(p.terms), MaxQueryTerms))
+		p.terms = p.terms[:MaxQueryTerms]
+	}
+	p.marks = append(p.marks, p.terms...)
+	for _, ph := range pq.phrases {
+		var seq []string
+		for _, tok := range ix.an.Analyze([]byte(ph)) {
+			seq = append(seq, string(tok.Term))
+		}
+		if len(seq) > 0 {
+			p.phrases = append(p.phrases, seq)
+			p.marks = append(p.marks, seq...)
+		}
+	}
+	for _, w := range strings.Fields(strings.ToUpper(text)) {
+		if caseIDLike(w) {
+			p.ids = append(p.ids, w)
+		}
+	}
+	return p
+}
+
+func (p textPlan) empty() bool { return len(p.terms) == 0 && len(p.phrases) == 0 && len(p.ids) == 0 }
+
+// scratch holds per-search buffers, reused through a pool.
+type scratch struct {
+	score   []float32
+	touched []uint32
+}
+
+var scratchPool = sync.Pool{New: func() any { return &scratch{} }}
+
+// allowed is the set of documents a search may return: live, visible and
+// through every filter. The caller holds the read lock.
+func (ix *Index) allowed(q *Query) bitset {
+	var set bitset
+	if q.IncludePrivate {
+		set = ix.live.clone()
+	} else {
+		set = ix.public.clone()
+	}
+	for _, field := range append(append([]string{}, FilterFields...), "org") {
+		for _, t := range q.Filters[field] {
+			set.andInPlace(ix.termSets[field+"/"+t])
+		}
+	}
+	if q.YearFrom != 0 || q.YearTo != 0 {
+		set.each(func(d uint32) {
+			y := int(ix.year[d])
+			if (q.YearFrom != 0 && y < q.YearFrom) || (q.YearTo != 0 && y > q.YearTo) {
+				set.clear(d)
+			}
+		})
+	}
+	if q.Reviewed != nil {
+		if *q.Reviewed {
+			set.andInPlace(ix.rev)
+		} else {
+			set.each(func(d uint32) {
+				if ix.rev.has(d) {
+					set.clear(d)
+				}
+			})
+		}
+	}
+	return set
+}
+
+// score runs the text plan over the allowed documents: BM25 per field,
+// weighted by field, summed over terms. Quoted phrases must all match. It
+// returns the matching documents and their scores. The caller holds the
+// read lock.
+func (ix *Index) score(p textPlan, allowed bitset, sc *scratch) (bitset, []uint32) {
+	n := len(ix.docs)
+	if cap(sc.score) < n {
+		sc.score = make([]float32, n)
+	}
+	sc.score = sc.score[:n]
+	sc.touched = sc.touched[:0]
+	add := func(d uint32, v float32) {
+		if sc.score[d] == 0 {
+			sc.touched = append(sc.touched, d)
+		}
+		sc.score[d] += v
+	}
+	N := float64(max(ix.nLive, 1))
+	scoreTerm := func(t string, weight float32) {
+		for f := 0; f < nFields; f++ {
+			pl := ix.post[f][t]
+			if pl == nil {
+				continue
+			}
+			df := float64(len(pl.docs))
+			idf := float32(math.Log(1 + (N-df+0.5)/(df+0.5)))
+			avg := float32(ix.sumLen[f] / N)
+			if avg <= 0 {
+				avg = 1
+			}
+			w := fieldBoost[f] * idf * weight
+			lens := ix.flen[f]
+			for i, d := range pl.docs {
+				if !allowed.has(d) {
+					continue
+				}
+				tf := float32(pl.tfs[i])
+				norm := tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*float32(lens[d])/avg))
+				add(d, w*norm)
+			}
+		}
+	}
+	for _, t := range p.terms {
+		scoreTerm(t, 1)
+	}
+	// Phrases: documents must hold every phrase; the phrase's terms score
+	// at double weight.
+	var must bitset
+	if len(p.phrases) > 0 {
+		must = allowed.clone()
+		for _, ph := range p.phrases {
+			must.andInPlace(ix.phraseDocs(ph, must))
+			for _, t := range ph {
+				scoreTerm(t, 2)
+			}
+		}
+	}
+	for _, id := range p.ids {
+		if d, ok := ix.byID[id]; ok && allowed.has(d) {
+			add(d, 1000)
+		}
+	}
+	var hits bitset
+	var docs []uint32
+	for _, d := range sc.touched {
+		if sc.score[d] > 0 && (must == nil || must.has(d)) {
+			hits.set(d)
+			docs = append(docs, d)
+		}
+	}
+	if must != nil {
+		// A phrase-only query matches documents that hold the phrase even
+		// where no loose word scored.
+		must.each(func(d uint32) {
+			if !hits.has(d) {
+				hits.set(d)
+				docs = append(docs, d)
+				if sc.score[d] == 0 {
+					sc.touched = append(sc.touched, d)
+					sc.score[d] = 1e-6
+				}
+			}
+		})
+	}
+	return hits, docs
+}
+
+// phraseDocs returns the documents among candidates that hold the phrase:
+// first those holding every term, then a check of term order on the text.
+func (ix *Index) phraseDocs(phrase []string, candidates bitset) bitset {
+	var out bitset
+	set := candidates.clone()
+	for _, t := range phrase {
+		var has bitset
+		for f := 0; f < nFields; f++ {
+			if pl := ix.post[f][t]; pl != nil {
+				for _, d := range pl.docs {
+					has.set(d)
+				}
+			}
+		}
+		set.andInPlace(has)
+	}
+	set.each(func(d uint32) {
+		c := ix.docs[d]
+		for _, text := range []incidentlib.Text{c.Title, c.Trigger, c.SymptomsText, c.Summary, c.Detection, c.Lessons} {
+			if ix.containsPhrase(text.EN, phrase) || ix.containsPhrase(text.KO, phrase) {
+				out.set(d)
+				return
+			}
+		}
+		for _, it := range append(append([]incidentlib.Item{}, c.Remediation...), c.ActionItems...) {
+			if ix.containsPhrase(it.Text.EN, phrase) || ix.containsPhrase(it.Text.KO, phrase) {
+				out.set(d)
+				return
+			}
+		}
+	})
+	return out
+}
+
+// containsPhrase reports whether the analysed text holds the terms of
+// phrase at consecutive positions (stop words keep their gaps).
+func (ix *Index) containsPhrase(text string, phrase []string) bool {
+	if text == "" {
+		return false
+	}
+	toks := ix.an.Analyze([]byte(text))
+	byPos := map[int][]string{}
+	for _, t := range toks {
+		byPos[t.Position] = append(byPos[t.Position], string(t.Term))
+	}
+	first := phrase[0]
+	for _, t := range toks {
+		if string(t.Term) != first {
+			continue
+		}
+		pos, ok := t.Position, true
+		for _, want := range phrase[1:] {
+			// The next phrase term sits at a later position within a small
+			// gap (stop words removed from both sides leave gaps).
+			found := false
+			for gap := 1; gap <= 3 && !found; gap++ {
+				for _, have := range byPos[pos+gap] {
+					if have == want {
+						pos += gap
+						found = true
+						break
+					}
+				}
+			}
+			if !found {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
+}
+
+// topK picks the page [offset, offset+limit) of docs by the order less.
+type docHeap struct {
+	docs []uint32
+	less func(a, b uint32) bool // true when a ranks before b
+}
+
+func (h docHeap) Len() int           { return len(h.docs) }
+func (h docHeap) Less(i, j int) bool { return h.less(h.docs[j], h.docs[i]) } // worst on top
+func (h docHeap) Swap(i, j int)      { h.docs[i], h.docs[j] = h.docs[j], h.docs[i] }
+func (h *docHeap) Push(x any)        { h.docs = append(h.docs, x.(uint32)) }
+func (h *docHeap) Pop() any {
+	x := h.docs[len(h.docs)-1]
+	h.docs = h.docs[:len(h.docs)-1]
+	return x
+}
+
+func topK(docs []uint32, k int, less func(a, b uint32) bool) []uint32 {
+	h := &docHeap{less: less}
+	for _, d := range docs {
+		if h.Len() < k {
+			heap.Push(h, d)
+		} else if less(d, h.docs[0]) {
+			h.docs[0] = d
+			heap.Fix(h, 0)
+		}
+	}
+	out := h.docs
+	sort.Slice(out, func(i, j int) bool { return less(out[i], out[j]) })
+	return out
+}
+
+// Search runs q. Invalid filters or sort give an error of kind ErrInvalid
+// whose message lists what is valid.
+func (ix *Index) Search(q Query) (*Result, error) {
+	notes, err := ix.normalize(&q)
+	if err != nil {
+		return nil, err
+	}
+	p := ix.plan(clean(q.Text, &notes), &notes)
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	allowed := ix.allowed(&q)
+	var hits bitset
+	var docs []uint32
+	sc := scratchPool.Get().(*scratch)
+	defer func() {
+		for _, d := range sc.touched {
+			sc.score[d] = 0
+		}
+		scratchPool.Put(sc)
+	}()
+	byDate := func(a, b uint32) bool { return newer(ix.docs[a], ix.docs[b]) }
+	less := byDate
+	if p.empty() {
+		hits = allowed
+		allowed.each(func(d uint32) { docs = append(docs, d) })
+	} else {
+		hits, docs = ix.score(p, allowed, sc)
+		if q.Sort == SortRelevance {
+			less = func(a, b uint32) bool {
+				if sc.score[a] != sc.score[b] {
+					return sc.score[a] > sc.score[b]
+				}
+				return byDate(a, b)
+			}
+		}
+	}
+	if q.Sort == SortOldest {
+		less = func(a, b uint32) bool { return byDate(b, a) }
+	}
+	res := &Result{Total: len(docs), Offset: q.Offset, Limit: q.Limit, Notes: notes}
+	if q.Offset < len(docs) {
+		page := topK(docs, q.Offset+q.Limit, less)
+		if q.Offset < len(page) {
+			page = page[q.Offset:]
+		} else {
+			page = nil
+		}
+		for _, d := range page {
+			c := ix.docs[d]
+			var score float64
+			if int(d) < len(sc.score) {
+				score = float64(sc.score[d])
+			}
+			res.Hits = append(res.Hits, Hit{Case: c, Score: score, Snippet: ix.snippet(c, q.Lang, p.marks)})
+		}
+	} else if res.Total > 0 {
+		res.Notes = append(res.Notes, fmt.Sprintf("offset %d is past the last result (%d in all)", q.Offset, res.Total))
+	}
+	if !q.NoFacets {
+		res.Facets = ix.facets(hits, q.Lang)
+	}
+	return res, nil
+}
+
+// facets counts, for every term of every filter field and for each
+// organisation, how many hits carry it. The caller holds the read lock.
+func (ix *Index) facets(hits bitset, lang string) map[string][]FacetCount {
+	out := map[string][]FacetCount{}
+	orgNames := map[string]string{}
+	for _, f := range append(append([]string{}, FilterFields...), "org") {
+		out[f] = []FacetCount{}
+	}
+	for key, set := range ix.termSets {
+		f, term, _ := strings.Cut(key, "/")
+		n := hits.andCount(set)
+		if n == 0 {
+			continue
+		}
+		label := term
+		if f == "org" {
+			if orgNames[term] == "" {
+				set.each(func(d uint32) {
+					if orgNames[term] == "" && ix.docs[d] != nil {
+						orgNames[term] = ix.docs[d].Org
+					}
+				})
+			}
+			label = orgNames[term]
+		} else {
+			label = ix.vocab.Label(f, term, lang)
+		}
+		out[f] = append(out[f], FacetCount{Term: term, Label: label, Count: n})
+	}
+	for _, counts := range out {
+		sort.Slice(counts, func(i, j int) bool {
+			if counts[i].Count != counts[j].Count {
+				return counts[i].Count > counts[j].Count
+			}
+			return counts[i].Term < counts[j].Term
+		})
+	}
+	return out
+}
+
+// textScores runs text as a query and returns each matching case's score
+// divided by the best score, so that the scores fall in [0, 1].
+func (ix *Index) textScores(text string, includePrivate bool, n int) map[string]float64 {
+	var notes []string
+	p := ix.plan(clean(text, &notes), &notes)
+	if p.empty() {
+		return nil
+	}
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	q := Query{IncludePrivate: includePrivate}
+	sc := scratchPool.Get().(*scratch)
+	defer func() {
+		for _, d := range sc.touched {
+			sc.score[d] = 0
+		}
+		scratchPool.Put(sc)
+	}()
+	_, docs := ix.score(p, ix.allowed(&q), sc)
+	top := topK(docs, n, func(a, b uint32) bool { return sc.score[a] > sc.score[b] })
+	out := map[string]float64{}
+	if len(top) == 0 {
+		return out
+	}
+	best := float64(sc.score[top[0]])
+	for _, d := range top {
+		out[ix.docs[d].ID] = float64(sc.score[d]) / best
+	}
+	return out
+}

@@ -1,0 +1,131 @@
+package search
+
+import (
+	"bytes"
+	"unicode"
+	"unicode/utf8"
+
+	porterstemmer "github.com/blevesearch/go-porterstemmer"
+
+	"github.com/blevesearch/bleve/v2/analysis"
+	"github.com/blevesearch/bleve/v2/analysis/lang/en"
+	"github.com/blevesearch/bleve/v2/registry"
+)
+
+// termsOf runs the same analysis as the registered analyzer (tokenizer,
+// lower case, identifier parts, Hangul bigrams, possessive, English stop
+// words, Porter stemming) in one pass without building tokens, and calls fn
+// for every term. Indexing and queries use it; snippets and phrase checks,
+// which need positions and offsets, use the analyzer itself. A test holds
+// the two to the same terms on the whole corpus.
+type fastAnalyzer struct {
+	stop analysis.TokenMap
+}
+
+// stemCache remembers the final form of each raw term one worker has seen;
+// a corpus repeats its words, so most terms skip the stemmer.
+type stemCache map[string]string
+
+func newFastAnalyzer() (*fastAnalyzer, error) {
+	cache := registry.NewCache()
+	stop, err := cache.TokenMapNamed(en.StopName)
+	if err != nil {
+		return nil, err
+	}
+	return &fastAnalyzer{stop: stop}, nil
+}
+
+func (a *fastAnalyzer) emit(term []byte, cache stemCache, fn func(string)) {
+	if len(term) == 0 || a.stop[string(term)] {
+		return
+	}
+	if out, ok := cache[string(term)]; ok {
+		fn(out)
+		return
+	}
+	var out string
+	if containsHangul(term) {
+		out = string(term)
+	} else {
+		out = string(analysis.BuildTermFromRunes(porterstemmer.StemWithoutLowerCasing(bytes.Runes(term))))
+	}
+	if cache != nil && len(cache) < 1<<20 {
+		cache[string(term)] = out
+	}
+	fn(out)
+}
+
+// splitScripts emits term's Latin runs whole and its Hangul runs as
+// syllable bigrams (a lone syllable whole), as hangulBigram does.
+func (a *fastAnalyzer) splitScripts(term []byte, cache stemCache, fn func(string)) {
+	if !containsHangul(term) {
+		a.emit(term, cache, fn)
+		return
+	}
+	var offs []int
+	for i := 0; i < len(term); {
+		r, _ := utf8.DecodeRune(term[i:])
+		h := isHangul(r)
+		offs = offs[:0]
+		j := i
+		for j < len(term) {
+			r2, n2 := utf8.DecodeRune(term[j:])
+			if isHangul(r2) != h {
+				break
+			}
+			offs = append(offs, j)
+			j += n2
+		}
+		offs = append(offs, j)
+		if !h || len(offs) == 2 {
+			a.emit(term[i:j], cache, fn)
+		} else {
+			for k := 0; k+2 < len(offs); k++ {
+				a.emit(term[offs[k]:offs[k+2]], cache, fn)
+			}
+		}
+		i = j
+	}
+}
+
+// each calls fn for every term of text, in order. cache may be nil; it must
+// not be shared between goroutines.
+func (a *fastAnalyzer) each(text string, cache stemCache, fn func(string)) {
+	buf := make([]byte, 0, 64)
+	flush := func() {
+		if len(buf) == 0 {
+			return
+		}
+		a.splitScripts(buf, cache, fn)
+		if bytes.ContainsAny(buf, "_.:") {
+			start := 0
+			for i := 0; i <= len(buf); i++ {
+				if i < len(buf) && buf[i] != '_' && buf[i] != '.' && buf[i] != ':' {
+					continue
+				}
+				if i > start {
+					a.splitScripts(buf[start:i], cache, fn)
+				}
+				start = i + 1
+			}
+		}
+		buf = buf[:0]
+	}
+	for i := 0; i < len(text); {
+		r, n := utf8.DecodeRuneInString(text[i:])
+		switch {
+		case wordRune(r):
+			buf = utf8.AppendRune(buf, unicode.ToLower(r))
+		case len(buf) > 0 && (r == '.' || r == ':') && i+n < len(text):
+			if r2, _ := utf8.DecodeRuneInString(text[i+n:]); wordRune(r2) {
+				buf = append(buf, byte(r))
+			} else {
+				flush()
+			}
+		default:
+			flush()
+		}
+		i += n
+	}
+	flush()
+}
