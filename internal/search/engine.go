@@ -35,11 +35,7 @@ func (ix *Index) plan(text string, notes *[]string) textPlan {
 	}
 	p.marks = append(p.marks, p.terms...)
 	for _, ph := range pq.phrases {
-		var seq []string
-		for _, tok := range ix.an.Analyze([]byte(ph)) {
-			seq = append(seq, string(tok.Term))
-		}
-		if len(seq) > 0 {
+		if seq := ix.fast.sequence(ph, nil); len(seq) > 0 {
 			p.phrases = append(p.phrases, seq)
 			p.marks = append(p.marks, seq...)
 		}
@@ -219,37 +215,18 @@ func (ix *Index) phraseDocs(phrase []string, candidates bitset) bitset {
 	return out
 }
 
-// containsPhrase reports whether the analysed text holds the terms of
-// phrase at consecutive positions (stop words keep their gaps).
+// containsPhrase reports whether text holds the terms of phrase one after
+// the other. Stop words are dropped on both sides, so "PLEG is not healthy"
+// matches the text's "PLEG is not healthy" as [pleg healthi].
 func (ix *Index) containsPhrase(text string, phrase []string) bool {
 	if text == "" {
 		return false
 	}
-	toks := ix.an.Analyze([]byte(text))
-	byPos := map[int][]string{}
-	for _, t := range toks {
-		byPos[t.Position] = append(byPos[t.Position], string(t.Term))
-	}
-	first := phrase[0]
-	for _, t := range toks {
-		if string(t.Term) != first {
-			continue
-		}
-		pos, ok := t.Position, true
-		for _, want := range phrase[1:] {
-			// The next phrase term sits at a later position within a small
-			// gap (stop words removed from both sides leave gaps).
-			found := false
-			for gap := 1; gap <= 3 && !found; gap++ {
-				for _, have := range byPos[pos+gap] {
-					if have == want {
-						pos += gap
-						found = true
-						break
-					}
-				}
-			}
-			if !found {
+	seq := ix.fast.sequence(text, nil)
+	for i := 0; i+len(phrase) <= len(seq); i++ {
+		ok := true
+		for j, t := range phrase {
+			if seq[i+j] != t {
 				ok = false
 				break
 			}

@@ -129,3 +129,80 @@ func (a *fastAnalyzer) each(text string, cache stemCache, fn func(string)) {
 	}
 	flush()
 }
+
+// words calls fn with the byte range of every word of text and the word
+// lower-cased, splitting as the analyzer's tokenizer does.
+func words(text string, fn func(start, end int, lower []byte)) {
+	buf := make([]byte, 0, 64)
+	start := -1
+	for i := 0; i < len(text); {
+		r, n := utf8.DecodeRuneInString(text[i:])
+		switch {
+		case wordRune(r):
+			if start < 0 {
+				start = i
+			}
+			buf = utf8.AppendRune(buf, unicode.ToLower(r))
+		case start >= 0 && (r == '.' || r == ':') && i+n < len(text):
+			if r2, _ := utf8.DecodeRuneInString(text[i+n:]); wordRune(r2) {
+				buf = append(buf, byte(r))
+			} else {
+				fn(start, i, buf)
+				buf, start = buf[:0], -1
+			}
+		default:
+			if start >= 0 {
+				fn(start, i, buf)
+				buf, start = buf[:0], -1
+			}
+		}
+		i += n
+	}
+	if start >= 0 {
+		fn(start, len(text), buf)
+	}
+}
+
+// spans returns the byte ranges of the words of text that yield a term in
+// want. A word is only stemmed when it could match: stems are the word cut
+// short, so a word that holds no want term (less its last letter) is
+// skipped cheaply.
+func (a *fastAnalyzer) spans(text string, want map[string]bool, cache stemCache) []span {
+	var prefixes [][]byte
+	for t := range want {
+		p := []byte(t)
+		if len(p) > 1 && p[len(p)-1] < utf8.RuneSelf {
+			p = p[:len(p)-1]
+		}
+		prefixes = append(prefixes, p)
+	}
+	var out []span
+	words(text, func(start, end int, lower []byte) {
+		maybe := false
+		for _, p := range prefixes {
+			if bytes.Contains(lower, p) {
+				maybe = true
+				break
+			}
+		}
+		if !maybe {
+			return
+		}
+		hit := false
+		a.each(string(lower), cache, func(t string) { hit = hit || want[t] })
+		if hit {
+			out = append(out, span{start, end})
+		}
+	})
+	return out
+}
+
+// sequence returns the terms of text in order, without the parts of
+// identifiers, for phrase matching.
+func (a *fastAnalyzer) sequence(text string, cache stemCache) []string {
+	var out []string
+	words(text, func(_, _ int, lower []byte) {
+		a.splitScripts(lower, cache, func(t string) { out = append(out, t) })
+	})
+	return out
+}

@@ -18,7 +18,6 @@ import (
 	"sync"
 
 	"github.com/blevesearch/bleve/v2"
-	"github.com/blevesearch/bleve/v2/analysis"
 
 	"github.com/incidentlib/incidentlib"
 )
@@ -54,8 +53,7 @@ type postings struct {
 
 // Index is the search index. It is safe for concurrent use.
 type Index struct {
-	an    analysis.Analyzer // positions and offsets: snippets, phrases
-	fast  *fastAnalyzer     // terms only: indexing and queries
+	fast  *fastAnalyzer // indexing, queries, phrases and snippets
 	vocab *incidentlib.Vocab
 
 	mu     sync.RWMutex
@@ -89,15 +87,11 @@ func newAnalyzer() (analysis.Analyzer, error) {
 
 // New builds an index over cases.
 func New(v *incidentlib.Vocab, cases []*incidentlib.Case) (*Index, error) {
-	an, err := newAnalyzer()
-	if err != nil {
-		return nil, fmt.Errorf("search analyzer: %w", err)
-	}
 	fast, err := newFastAnalyzer()
 	if err != nil {
 		return nil, fmt.Errorf("search analyzer: %w", err)
 	}
-	ix := &Index{an: an, fast: fast, vocab: v, byID: map[string]uint32{}, termSets: map[string]bitset{}}
+	ix := &Index{fast: fast, vocab: v, byID: map[string]uint32{}, termSets: map[string]bitset{}}
 	if len(cases) > 5000 {
 		// A large build allocates much short-lived garbage: collect less
 		// often while it runs.

@@ -33,12 +33,7 @@ func (ix *Index) snippet(c *incidentlib.Case, lang string, terms []string) strin
 	}
 	best, bestSpans := summary, []span(nil)
 	for _, text := range []string{c.SymptomsText.In(lang), summary, c.Trigger.In(lang), c.Title.In(lang)} {
-		var spans []span
-		for _, tok := range ix.an.Analyze([]byte(text)) {
-			if want[string(tok.Term)] {
-				spans = append(spans, span{tok.Start, tok.End})
-			}
-		}
+		spans := ix.fast.spans(text, want, nil)
 		if len(spans) > len(bestSpans) {
 			best, bestSpans = text, spans
 		}
