@@ -1,10 +1,12 @@
 package search
 
 import (
+	"fmt"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
@@ -49,6 +51,20 @@ func addAnalyzer(m *mapping.IndexMappingImpl) error {
 			porter.Name,
 		},
 	})
+}
+
+// newAnalyzer returns the registered analyzer. The search runs its one-pass
+// twin (fastanalysis.go); this one is the reference a test holds it to.
+func newAnalyzer() (analysis.Analyzer, error) {
+	m := bleve.NewIndexMapping()
+	if err := addAnalyzer(m); err != nil {
+		return nil, err
+	}
+	a := m.AnalyzerNamed(analyzerName)
+	if a == nil {
+		return nil, fmt.Errorf("analyzer %s is not registered", analyzerName)
+	}
+	return a, nil
 }
 
 // identParts keeps a token such as conntrack_allowance_exceeded or

@@ -17,8 +17,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/blevesearch/bleve/v2"
-
 	"github.com/incidentlib/incidentlib"
 )
 
@@ -71,18 +69,6 @@ type Index struct {
 	// newest is every live document, newest first; nil until asked for.
 	newest []uint32
 	nLive  int
-}
-
-func newAnalyzer() (analysis.Analyzer, error) {
-	m := bleve.NewIndexMapping()
-	if err := addAnalyzer(m); err != nil {
-		return nil, err
-	}
-	a := m.AnalyzerNamed(analyzerName)
-	if a == nil {
-		return nil, fmt.Errorf("analyzer %s is not registered", analyzerName)
-	}
-	return a, nil
 }
 
 // New builds an index over cases.
