@@ -44,7 +44,9 @@ type Change struct {
 }
 
 // Watcher is implemented by stores shared by several processes: Watch
-// calls fn for every change another process makes, until ctx ends.
+// calls fn for every change another process makes, until ctx ends. A Change
+// with an empty ID means the watch (re)connected and notices may have been
+// missed: the caller should reload.
 type Watcher interface {
 	Watch(ctx context.Context, fn func(Change)) error
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/incidentlib/incidentlib"
 	"github.com/incidentlib/incidentlib/internal/corpus"
 	"github.com/incidentlib/incidentlib/internal/server"
+	"github.com/incidentlib/incidentlib/internal/store/postgres"
 	"github.com/incidentlib/incidentlib/internal/store/sqlite"
 )
 
@@ -44,7 +45,11 @@ func readToken() (string, error) {
 // openStore opens the database the config names.
 var openStore = func(ctx context.Context, cfg server.Config) (incidentlib.Store, string, error) {
 	if cfg.DatabaseURL != "" {
-		return nil, "", errors.New("--database-url needs PostgreSQL support, which this build lacks")
+		if cfg.DBPath != "" {
+			return nil, "", errors.New("give --db (SQLite) or --database-url (PostgreSQL), not both")
+		}
+		st, err := postgres.Open(ctx, cfg.DatabaseURL)
+		return st, "postgres", err
 	}
 	path := cfg.DBPath
 	if path == "" {
@@ -126,7 +131,7 @@ file holding it.`,
 	f := cmd.Flags()
 	f.StringVar(&cfg.Addr, "addr", cfg.Addr, "address to listen on")
 	f.StringVar(&cfg.DBPath, "db", "", "SQLite database file (default: $XDG_DATA_HOME/incidentlib/incidentlib.db)")
-	f.StringVar(&cfg.DatabaseURL, "database-url", "", "PostgreSQL URL (postgres://…) for several replicas on one database")
+	f.StringVar(&cfg.DatabaseURL, "database-url", os.Getenv("INCIDENTLIB_DATABASE_URL"), "PostgreSQL URL (postgres://…) for several replicas on one database (or INCIDENTLIB_DATABASE_URL)")
 	f.StringVar(&cfg.BaseURL, "base-url", "", "public base URL that case URLs are derived from (default http://ADDR)")
 	f.StringVar(&cfg.LogFormat, "log-format", cfg.LogFormat, "text or json")
 	f.StringVar(&cfg.LogLevel, "log-level", cfg.LogLevel, "debug, info, warn or error")

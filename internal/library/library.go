@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"strings"
 	"sync"
 	"time"
@@ -161,26 +162,33 @@ func (l *Library) Apply(ctx context.Context, ch incidentlib.Change) error {
 	return l.Index.Upsert(c)
 }
 
-// Reload rebuilds the index content from the store, for a replica that may
-// have missed changes while its database connection was away.
-func (l *Library) Reload(ctx context.Context) error {
+// Reload brings the index in line with the store, for a replica that may
+// have missed changes: it upserts the cases that differ and drops those the
+// store no longer has. It returns how many cases changed.
+func (l *Library) Reload(ctx context.Context) (int, error) {
 	cases, err := l.Store.Cases(ctx)
 	if err != nil {
-		return err
+		return 0, err
 	}
+	changed := 0
 	seen := map[string]bool{}
 	for _, c := range cases {
 		seen[c.ID] = true
-		if err := l.Index.Upsert(c); err != nil {
-			return err
+		if cur := l.Index.Case(c.ID); cur != nil && reflect.DeepEqual(cur, c) {
+			continue
 		}
+		if err := l.Index.Upsert(c); err != nil {
+			return changed, err
+		}
+		changed++
 	}
 	for _, c := range l.Index.Cases(true) {
 		if !seen[c.ID] {
 			if err := l.Index.Delete(c.ID); err != nil {
-				return err
+				return changed, err
 			}
+			changed++
 		}
 	}
-	return nil
+	return changed, nil
 }

@@ -71,7 +71,11 @@ type proc struct {
 func startServe(t *testing.T, db string, extra ...string) *proc {
 	t.Helper()
 	addr := freeAddr(t)
-	args := append([]string{"serve", "--addr", addr, "--db", db, "--rate-limit", "0", "--shutdown-timeout", "20s"}, extra...)
+	args := []string{"serve", "--addr", addr, "--rate-limit", "0", "--shutdown-timeout", "20s"}
+	if db != "" {
+		args = append(args, "--db", db)
+	}
+	args = append(args, extra...)
 	cmd := exec.Command(binary(t), args...)
 	cmd.Env = append(os.Environ(), "INCIDENTLIB_TOKEN="+testToken)
 	stderr, _ := cmd.StderrPipe()

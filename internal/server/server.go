@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -171,6 +172,42 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 	api.WriteJSON(w, r, status, map[string]any{"status": state, "database": db, "cases": s.lib.Index.Len()})
 }
 
+// Follow keeps the index up to date with writes other replicas make to a
+// shared store, until ctx ends. It returns once it listens (or after five
+// seconds), having reloaded whatever changed since the index was built, so
+// that no write falls between the build and the first notice. It does
+// nothing for a store only this process writes to. Serve calls it; tests of
+// a bare Handler call it themselves.
+func (s *Server) Follow(ctx context.Context) {
+	w, ok := s.store.(incidentlib.Watcher)
+	if !ok {
+		return
+	}
+	listening := make(chan struct{})
+	var once sync.Once
+	go w.Watch(ctx, func(ch incidentlib.Change) {
+		if ch.ID == "" {
+			n, err := s.lib.Reload(ctx)
+			if err != nil {
+				s.log.Warn("reload from the store", "err", err)
+			} else if n > 0 {
+				s.log.Info("index caught up with the store", "changed", n)
+			}
+			once.Do(func() { close(listening) })
+			return
+		}
+		if err := s.lib.Apply(ctx, ch); err != nil {
+			s.log.Warn("apply a change from another replica", "id", ch.ID, "err", err)
+		}
+	})
+	select {
+	case <-listening:
+	case <-time.After(5 * time.Second):
+		s.log.Warn("not yet listening for other replicas' changes; going on")
+	case <-ctx.Done():
+	}
+}
+
 // Serve answers on ln until ctx ends, then shuts down gracefully: it stops
 // accepting, lets requests in flight finish (up to ShutdownFor), and returns.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
@@ -183,6 +220,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 	}
+	followCtx, stopFollowing := context.WithCancel(context.Background())
+	defer stopFollowing()
+	s.Follow(followCtx)
 	errc := make(chan error, 1)
 	go func() { errc <- s.http.Serve(ln) }()
 	select {
