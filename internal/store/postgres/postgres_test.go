@@ -104,9 +104,27 @@ func TestWatchSeesOtherReplicasWrites(t *testing.T) {
 	defer cancel()
 	gotB := make(chan incidentlib.Change, 10)
 	gotA := make(chan incidentlib.Change, 10)
-	go b.Watch(ctx, func(ch incidentlib.Change) { gotB <- ch })
-	go a.Watch(ctx, func(ch incidentlib.Change) { gotA <- ch })
-	time.Sleep(300 * time.Millisecond) // both listening
+	listening := make(chan bool, 2)
+	// An empty change says the watch listens (and the caller should
+	// reload); every other change is another replica's write.
+	watch := func(st *postgres.Store, got chan incidentlib.Change) {
+		st.Watch(ctx, func(ch incidentlib.Change) {
+			if ch.ID == "" {
+				listening <- true
+				return
+			}
+			got <- ch
+		})
+	}
+	go watch(b, gotB)
+	go watch(a, gotA)
+	for i := 0; i < 2; i++ {
+		select {
+		case <-listening:
+		case <-time.After(5 * time.Second):
+			t.Fatal("the watchers did not start listening")
+		}
+	}
 	c, _ := corpus.LoadEmbedded()
 	k := *c.Cases[0]
 	k.ID = "IL-9555"
