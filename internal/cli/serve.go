@@ -63,9 +63,6 @@ var openStore = func(ctx context.Context, cfg server.Config) (incidentlib.Store,
 	return st, "sqlite:" + path, err
 }
 
-// webFace adds the web site to a server; the web package sets it.
-var webFace func(s *server.Server, baseURL string) error
-
 func serveCmd(e *env) *cobra.Command {
 	cfg := server.DefaultConfig()
 	cmd := &cobra.Command{
@@ -114,11 +111,6 @@ file holding it.`,
 				return &ExitError{2, err}
 			}
 			defer srv.Close()
-			if webFace != nil {
-				if err := webFace(srv, cfg.BaseURL); err != nil {
-					return &ExitError{2, err}
-				}
-			}
 			log.Info("serving", "addr", ln.Addr().String(), "base_url", cfg.BaseURL, "store", where,
 				"writes", cfg.Token != "", "startup", time.Since(start).Round(time.Millisecond))
 			if err := srv.Serve(ctx, ln); err != nil {

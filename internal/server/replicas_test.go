@@ -162,6 +162,7 @@ func TestPostgresRestartUnderLoad(t *testing.T) {
 // database: both serve the corpus, and a write on one is seen by the other
 // within a second.
 func TestTwoServeProcessesOnPostgres(t *testing.T) {
+	binary(t) // build first (or skip with -short) outside the goroutines
 	pg := pgtest.Start(t)
 	url := pg.NewDatabase(t)
 	var procs [2]*proc

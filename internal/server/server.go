@@ -25,6 +25,7 @@ import (
 	"github.com/incidentlib/incidentlib/internal/corpus"
 	"github.com/incidentlib/incidentlib/internal/library"
 	"github.com/incidentlib/incidentlib/internal/mcpserver"
+	"github.com/incidentlib/incidentlib/internal/web"
 )
 
 // Version is reported by the MCP server and /healthz.
@@ -46,6 +47,9 @@ type Config struct {
 	AccessLog   bool
 	MCPJSON     bool // answer MCP calls as application/json instead of SSE
 	ShutdownFor time.Duration
+	// ChecksFor lists the kubegap checks that cite a case, for the case
+	// pages; nil when the checks are not linked in.
+	ChecksFor func(caseID string) []web.CheckRef
 	// DrainFor is how long the server keeps serving after SIGTERM, with
 	// /readyz answering 503, before it closes its listener: load balancers
 	// stop sending, and connections already queued are still accepted.
@@ -71,7 +75,8 @@ type Server struct {
 	handler http.Handler
 	http    *http.Server
 	ready   atomic.Bool
-	// Extra lets other faces (the web site) register their routes.
+	site    *web.Site
+	// Extra lets further faces register their routes.
 	Extra []func(mux *http.ServeMux, lib *library.Library)
 }
 
@@ -115,6 +120,9 @@ func New(ctx context.Context, cfg Config, st incidentlib.Store, c *corpus.Corpus
 	}
 	s.api = api.New(lib, cfg.BaseURL, cfg.Token, log)
 	s.mcp = mcpserver.New(lib.Index, cfg.BaseURL, Version)
+	if s.site, err = web.New(lib.Index, web.Options{BaseURL: cfg.BaseURL, ChecksFor: cfg.ChecksFor, Logger: log}); err != nil {
+		return nil, fmt.Errorf("web pages: %w", err)
+	}
 	return s, nil
 }
 
@@ -134,17 +142,10 @@ func (s *Server) Handler() http.Handler {
 	})
 	mux.HandleFunc("GET /readyz", s.readyz)
 	mux.Handle("GET /metrics", promhttp.HandlerFor(s.reg, promhttp.HandlerOpts{}))
+	s.site.Install(mux) // pages, and / with the 404 page for unknown paths
 	for _, add := range s.Extra {
 		add(mux, s.lib)
 	}
-	// Without a web face, / answers with a pointer to the API.
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path != "/" {
-			api.WriteErrorCode(w, http.StatusNotFound, "not_found", "no page "+r.URL.Path)
-			return
-		}
-		api.WriteJSON(w, r, http.StatusOK, map[string]string{"api": s.cfg.BaseURL + "/api/cases", "openapi": s.cfg.BaseURL + "/api/openapi.json", "mcp": s.cfg.BaseURL + "/mcp"})
-	})
 	var h http.Handler = mux
 	h = s.rateLimit(h)
 	h = compress(h)
@@ -152,6 +153,9 @@ func (s *Server) Handler() http.Handler {
 	s.handler = h
 	return h
 }
+
+// Logger returns the server's logger.
+func (s *Server) Logger() *slog.Logger { return s.log }
 
 // readyz reports ready once the index is built; it names the database state
 // so that operators see a database outage, and stays 200 while the index

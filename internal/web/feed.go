@@ -1,0 +1,204 @@
+package web
+
+import (
+	"encoding/xml"
+	"net/http"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/incidentlib/incidentlib"
+)
+
+// FeedSize is how many of the newest cases the Atom feed carries.
+const FeedSize = 30
+
+type atomFeed struct {
+	XMLName  xml.Name    `xml:"http://www.w3.org/2005/Atom feed"`
+	Lang     string      `xml:"xml:lang,attr"`
+	Title    string      `xml:"title"`
+	Subtitle string      `xml:"subtitle"`
+	ID       string      `xml:"id"`
+	Updated  string      `xml:"updated"`
+	Links    []atomLink  `xml:"link"`
+	Author   atomPerson  `xml:"author"`
+	Entries  []atomEntry `xml:"entry"`
+}
+
+type atomLink struct {
+	Rel      string `xml:"rel,attr,omitempty"`
+	Href     string `xml:"href,attr"`
+	Type     string `xml:"type,attr,omitempty"`
+	HrefLang string `xml:"hreflang,attr,omitempty"`
+}
+
+type atomPerson struct {
+	Name string `xml:"name"`
+}
+
+type atomEntry struct {
+	Title      string         `xml:"title"`
+	ID         string         `xml:"id"`
+	Links      []atomLink     `xml:"link"`
+	Published  string         `xml:"published,omitempty"`
+	Updated    string         `xml:"updated"`
+	Summary    atomText       `xml:"summary"`
+	Categories []atomCategory `xml:"category"`
+}
+
+type atomText struct {
+	Type string `xml:"type,attr"`
+	Body string `xml:",chardata"`
+}
+
+type atomCategory struct {
+	Term  string `xml:"term,attr"`
+	Label string `xml:"label,attr,omitempty"`
+}
+
+// rfc3339 turns a case date or timestamp into the form Atom requires.
+func rfc3339(s string) string {
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t.UTC().Format(time.RFC3339)
+	}
+	if t, err := time.Parse("2006-01-02", s); err == nil {
+		return t.UTC().Format(time.RFC3339)
+	}
+	return "1970-01-01T00:00:00Z"
+}
+
+// feed is the Atom feed of the newest cases, in the page's language. Entry
+// ids are the Korean case URLs in both feeds, so a reader subscribed to
+// both sees one case once.
+func (s *Site) feed(w http.ResponseWriter, r *http.Request, lang string) error {
+	cases := s.ix.Cases(false)
+	if len(cases) > FeedSize {
+		cases = cases[:FeedSize]
+	}
+	prefix := langPrefix[lang]
+	f := atomFeed{
+		Lang:     lang,
+		Title:    T(lang, "feed.title"),
+		Subtitle: T(lang, "site.description"),
+		ID:       s.base + prefix + "/feed.atom",
+		Links: []atomLink{
+			{Rel: "self", Href: s.base + prefix + "/feed.atom", Type: "application/atom+xml"},
+			{Rel: "alternate", Href: s.base + prefix + "/", Type: "text/html", HrefLang: lang},
+		},
+		Author: atomPerson{Name: T(lang, "feed.author")},
+	}
+	latest := ""
+	for _, c := range cases {
+		up := rfc3339(c.UpdatedAt)
+		if up > latest {
+			latest = up
+		}
+		e := atomEntry{
+			Title:     c.ID + " " + c.Title.In(lang),
+			ID:        s.base + "/cases/" + c.ID,
+			Links:     []atomLink{{Rel: "alternate", Href: s.base + prefix + "/cases/" + c.ID, Type: "text/html", HrefLang: lang}},
+			Published: rfc3339(c.Date),
+			Updated:   up,
+			Summary:   atomText{Type: "text", Body: c.Org + " · " + c.Date + "\n\n" + plain(c.Summary.In(lang))},
+		}
+		e.Categories = append(e.Categories, atomCategory{Term: "root_cause:" + c.RootCause, Label: s.vocab.Label(incidentlib.VocabRootCause, c.RootCause, lang)})
+		for _, id := range c.Components {
+			e.Categories = append(e.Categories, atomCategory{Term: "components:" + id, Label: s.vocab.Label(incidentlib.VocabComponents, id, lang)})
+		}
+		f.Entries = append(f.Entries, e)
+	}
+	if latest == "" {
+		latest = "1970-01-01T00:00:00Z"
+	}
+	f.Updated = latest
+	return writeXML(w, r, "application/atom+xml; charset=utf-8", f)
+}
+
+func writeXML(w http.ResponseWriter, r *http.Request, ctype string, v any) error {
+	out, err := xml.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", ctype)
+	w.Header().Set("Cache-Control", "public, max-age=300")
+	if r.Method == http.MethodHead {
+		return nil
+	}
+	w.Write([]byte(xml.Header))
+	w.Write(out)
+	w.Write([]byte("\n"))
+	return nil
+}
+
+type urlset struct {
+	XMLName xml.Name     `xml:"http://www.sitemaps.org/schemas/sitemap/0.9 urlset"`
+	XHTML   string       `xml:"xmlns:xhtml,attr"`
+	URLs    []sitemapURL `xml:"url"`
+}
+
+type sitemapURL struct {
+	Loc     string       `xml:"loc"`
+	LastMod string       `xml:"lastmod,omitempty"`
+	Alts    []xhtmlAltLn `xml:"xhtml:link"`
+}
+
+type xhtmlAltLn struct {
+	Rel      string `xml:"rel,attr"`
+	HrefLang string `xml:"hreflang,attr"`
+	Href     string `xml:"href,attr"`
+}
+
+// sitemapPaths lists every page worth indexing, without language prefix:
+// the fixed pages, every public case, and every topic that has a case.
+func (s *Site) sitemapPaths() []struct{ path, lastmod string } {
+	type entry = struct{ path, lastmod string }
+	out := []entry{{"/", ""}, {"/cases", ""}, {"/vocab", ""}, {"/stats", ""}, {"/docs/api", ""}}
+	cases := s.ix.Cases(false)
+	ids := make([]*incidentlib.Case, len(cases))
+	copy(ids, cases)
+	sort.Slice(ids, func(i, j int) bool { return ids[i].ID < ids[j].ID })
+	for _, c := range ids {
+		lm := ""
+		if t, err := time.Parse(time.RFC3339, c.UpdatedAt); err == nil {
+			lm = t.UTC().Format("2006-01-02")
+		}
+		out = append(out, entry{"/cases/" + c.ID, lm})
+	}
+	counts := s.termCounts(cases)
+	for _, v := range incidentlib.VocabNames {
+		for _, id := range s.vocab.IDs(v) {
+			if counts[v][id] > 0 {
+				out = append(out, entry{s.topicPath(v, id), ""})
+			}
+		}
+	}
+	return out
+}
+
+func (s *Site) sitemap(w http.ResponseWriter, r *http.Request, _ string) error {
+	us := urlset{XHTML: "http://www.w3.org/1999/xhtml"}
+	for _, e := range s.sitemapPaths() {
+		ko, en := s.base+e.path, s.base+"/en"+e.path
+		alts := []xhtmlAltLn{{"alternate", "ko", ko}, {"alternate", "en", en}, {"alternate", "x-default", ko}}
+		us.URLs = append(us.URLs, sitemapURL{Loc: ko, LastMod: e.lastmod, Alts: alts}, sitemapURL{Loc: en, LastMod: e.lastmod, Alts: alts})
+	}
+	return writeXML(w, r, "application/xml; charset=utf-8", us)
+}
+
+// robots lets crawlers read the pages but not the endless search result
+// combinations; the sitemap lists what is worth indexing.
+func (s *Site) robots(w http.ResponseWriter, r *http.Request, _ string) error {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Cache-Control", "public, max-age=3600")
+	if r.Method == http.MethodHead {
+		return nil
+	}
+	var b strings.Builder
+	b.WriteString("User-agent: *\n")
+	b.WriteString("Allow: /\n")
+	b.WriteString("Disallow: /cases?\n")
+	b.WriteString("Disallow: /en/cases?\n")
+	b.WriteString("\nSitemap: " + s.base + "/sitemap.xml\n")
+	_, err := w.Write([]byte(b.String()))
+	return err
+}

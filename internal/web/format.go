@@ -1,0 +1,239 @@
+package web
+
+import (
+	"html"
+	"html/template"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// prose turns a case's plain text into HTML: blank lines separate
+// paragraphs, "- " and "1. " lines make lists, and `backticks` make code.
+// The corpus wraps lines at spaces, so a line break inside a paragraph is a
+// space, except for quoted machine output (see literal).
+func prose(s string) template.HTML {
+	var b strings.Builder
+	for _, block := range blocks(s) {
+		lines := strings.Split(block, "\n")
+		switch {
+		case bullet(lines[0]) != "":
+			b.WriteString("<ul>")
+			for _, it := range listItems(lines, bullet) {
+				b.WriteString("<li>" + renderLines(it) + "</li>")
+			}
+			b.WriteString("</ul>")
+		case numbered(lines[0]) != "":
+			b.WriteString("<ol>")
+			for _, it := range listItems(lines, numbered) {
+				b.WriteString("<li>" + renderLines(it) + "</li>")
+			}
+			b.WriteString("</ol>")
+		default:
+			b.WriteString("<p>" + renderLines(trimAll(lines)) + "</p>")
+		}
+	}
+	return template.HTML(b.String())
+}
+
+// blocks splits text at blank lines.
+func blocks(s string) []string {
+	s = strings.ReplaceAll(strings.TrimSpace(s), "\r\n", "\n")
+	var out []string
+	for _, blk := range strings.Split(s, "\n\n") {
+		if blk = strings.Trim(blk, "\n"); strings.TrimSpace(blk) != "" {
+			out = append(out, blk)
+		}
+	}
+	return out
+}
+
+// bullet returns the item text when line starts a "- " or "* " item.
+func bullet(line string) string {
+	t := strings.TrimLeft(line, " ")
+	if strings.HasPrefix(t, "- ") || strings.HasPrefix(t, "* ") {
+		return t[2:]
+	}
+	return ""
+}
+
+// numbered returns the item text when line starts a "1. " item.
+func numbered(line string) string {
+	t := strings.TrimLeft(line, " ")
+	i := 0
+	for i < len(t) && i < 3 && t[i] >= '0' && t[i] <= '9' {
+		i++
+	}
+	if i > 0 && strings.HasPrefix(t[i:], ". ") {
+		return t[i+2:]
+	}
+	return ""
+}
+
+// listItems groups lines into items, each a list of its lines; a line that
+// starts no item continues the one before.
+func listItems(lines []string, start func(string) string) [][]string {
+	var items [][]string
+	for _, l := range lines {
+		if t := start(l); t != "" {
+			items = append(items, []string{strings.TrimSpace(t)})
+			continue
+		}
+		if len(items) == 0 {
+			items = append(items, nil)
+		}
+		items[len(items)-1] = append(items[len(items)-1], strings.TrimSpace(l))
+	}
+	return items
+}
+
+func trimAll(lines []string) []string {
+	for i := range lines {
+		lines[i] = strings.TrimSpace(lines[i])
+	}
+	return lines
+}
+
+// renderLines joins wrapped lines with spaces and sets quoted machine
+// output on lines of its own.
+func renderLines(lines []string) string {
+	var b strings.Builder
+	for i, l := range lines {
+		if i > 0 && literal(lines[i-1], l) {
+			b.WriteString(`<code class="literal">` + html.EscapeString(l) + "</code>")
+			continue
+		}
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(inline(l))
+	}
+	return b.String()
+}
+
+// literal reports whether line is quoted machine output, such as a log
+// line, which the cases introduce with a colon: it must keep its own line
+// and spacing rather than flow into the sentence. Prose after a colon has
+// Korean or no machine punctuation.
+func literal(prev, line string) bool {
+	if !strings.HasSuffix(strings.TrimSpace(prev), ":") || hasHangul(line) {
+		return false
+	}
+	return strings.ContainsAny(line, "{}[]=/_") || strings.Count(line, ":") >= 2
+}
+
+// inline escapes s and turns `code` spans into <code>.
+func inline(s string) string {
+	parts := strings.Split(s, "`")
+	if len(parts)%2 == 0 { // an unpaired backtick is text
+		return html.EscapeString(s)
+	}
+	var b strings.Builder
+	for i, p := range parts {
+		if i%2 == 1 && p != "" {
+			b.WriteString("<code>" + html.EscapeString(p) + "</code>")
+		} else {
+			b.WriteString(html.EscapeString(p))
+		}
+	}
+	return b.String()
+}
+
+// snippetHTML trusts a search snippet as HTML only as far as its promise
+// goes: escaped text plus <mark> tags. Anything else that looks like markup
+// means the promise broke, and the snippet is shown as plain text instead.
+func snippetHTML(s string) template.HTML {
+	rest := strings.NewReplacer("<mark>", "", "</mark>", "").Replace(s)
+	if strings.ContainsAny(rest, "<>") {
+		return template.HTML(html.EscapeString(html.UnescapeString(rest)))
+	}
+	return template.HTML(s)
+}
+
+// plain flattens prose to one line of text: list markers and backticks go.
+func plain(s string) string {
+	var words []string
+	for _, blk := range blocks(s) {
+		for _, l := range strings.Split(blk, "\n") {
+			if t := bullet(l); t != "" {
+				l = t
+			} else if t := numbered(l); t != "" {
+				l = t
+			}
+			words = append(words, strings.Fields(strings.ReplaceAll(l, "`", ""))...)
+		}
+	}
+	return strings.Join(words, " ")
+}
+
+// fold cuts text to about n characters at a word boundary, for cards that
+// show a few lines of each section. CSS clamps the lines; cutting here too
+// keeps a list page of twenty cards well under its size budget.
+func fold(s string, n int) string {
+	s = plain(s)
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	cut := 0
+	for i := range s {
+		if n == 0 {
+			cut = i
+			break
+		}
+		n--
+	}
+	if sp := strings.LastIndex(s[:cut], " "); sp > cut*2/3 {
+		cut = sp
+	}
+	return strings.TrimRight(s[:cut], " ,.;:·") + "…"
+}
+
+// duration shows a Go duration string the way the seed pages do ("2h 30m"),
+// or "–" when the write-up gives none.
+func duration(p *string, lang string) string {
+	if p == nil || *p == "" {
+		return T(lang, "unknown")
+	}
+	d, err := time.ParseDuration(*p)
+	if err != nil {
+		return *p
+	}
+	var parts []string
+	if days := d / (24 * time.Hour); days > 0 {
+		parts = append(parts, strconv.Itoa(int(days))+"d")
+		d -= days * 24 * time.Hour
+	}
+	if h := d / time.Hour; h > 0 {
+		parts = append(parts, strconv.Itoa(int(h))+"h")
+		d -= h * time.Hour
+	}
+	if m := d / time.Minute; m > 0 {
+		parts = append(parts, strconv.Itoa(int(m))+"m")
+		d -= m * time.Minute
+	}
+	if sec := d / time.Second; sec > 0 || len(parts) == 0 {
+		parts = append(parts, strconv.Itoa(int(sec))+"s")
+	}
+	return strings.Join(parts, " ")
+}
+
+// orUnknown shows "–" for facts the write-up does not give.
+func orUnknown(s, lang string) string {
+	if t := strings.TrimSpace(s); t == "" || strings.EqualFold(t, "unknown") {
+		return T(lang, "unknown")
+	}
+	return s
+}
+
+// hasHangul reports whether s holds Korean, so English-only facts on a
+// Korean page can be marked lang="en" for screen readers.
+func hasHangul(s string) bool {
+	for _, r := range s {
+		if unicode.Is(unicode.Hangul, r) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,162 @@
+package web
+
+import (
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/incidentlib/incidentlib/internal/i18n"
+)
+
+func TestMessagesHaveBothLanguages(t *testing.T) {
+	for key, m := range messages {
+		if strings.TrimSpace(m.KO) == "" || strings.TrimSpace(m.EN) == "" {
+			t.Errorf("message %q lacks a language: %+v", key, m)
+		}
+		if strings.Count(m.KO, "%") != strings.Count(m.EN, "%") {
+			t.Errorf("message %q: the languages take different numbers of arguments", key)
+		}
+	}
+}
+
+// TestEveryKeyResolves scans the templates and the Go code for string keys
+// and checks that each has a translation in both languages.
+func TestEveryKeyResolves(t *testing.T) {
+	keyRe := regexp.MustCompile(`\{\{-?\s*(?:t|tf)\s+"([^"]+)"|\b(?:T|Tf)\(lang, "([^"]+)"|\(t "([^"]+)"\)`)
+	var files []string
+	for _, dir := range []string{"templates", "."} {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			if n := e.Name(); strings.HasSuffix(n, ".tmpl") || (strings.HasSuffix(n, ".go") && !strings.HasSuffix(n, "_test.go")) {
+				files = append(files, dir+"/"+n)
+			}
+		}
+	}
+	found := 0
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range keyRe.FindAllStringSubmatch(string(b), -1) {
+			key := m[1] + m[2] + m[3]
+			if strings.HasSuffix(key, ".") {
+				continue // a prefix completed at run time; checked below
+			}
+			found++
+			for _, lang := range []string{"ko", "en"} {
+				if !hasKey(lang, key) {
+					t.Errorf("%s: key %q has no %s text", f, key, lang)
+				}
+			}
+		}
+	}
+	if found < 100 {
+		t.Errorf("found only %d keys; the scan is broken", found)
+	}
+	// Keys built at run time.
+	for _, prefix := range []string{"vocab.", "facet.", "date_kind."} {
+		var names []string
+		switch prefix {
+		case "vocab.":
+			names = []string{"domain", "symptoms", "root_cause", "components", "contributing", "severity", "source_kind"}
+		case "facet.":
+			names = []string{"domain", "symptoms", "root_cause", "components", "contributing", "severity", "org"}
+		case "date_kind.":
+			names = []string{"incident", "published"}
+		}
+		for _, n := range names {
+			for _, lang := range []string{"ko", "en"} {
+				if !hasKey(lang, prefix+n) {
+					t.Errorf("key %q has no %s text", prefix+n, lang)
+				}
+			}
+		}
+	}
+	for _, s := range []string{"relevance", "date", "-date"} {
+		if !hasKey("en", "sort."+s) || !hasKey("ko", "sort."+s) {
+			t.Errorf("sort %q has no label", s)
+		}
+	}
+}
+
+// hasKey reports whether key has a text in lang, in the site's strings or
+// the shared ones.
+func hasKey(lang, key string) bool {
+	if m, ok := messages[key]; ok {
+		return m.In(lang) != ""
+	}
+	return slices.Contains(i18n.Keys(lang), key)
+}
+
+func TestProse(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+	}{
+		{"paragraphs", "One line\nwrapped.\n\nTwo.", "<p>One line wrapped.</p><p>Two.</p>"},
+		{"escaped", "a <b> & \"c\"", "<p>a &lt;b&gt; &amp; &#34;c&#34;</p>"},
+		{"code span", "run `kubectl get <pods>` now", "<p>run <code>kubectl get &lt;pods&gt;</code> now</p>"},
+		{"unpaired backtick", "it`s", "<p>it`s</p>"},
+		{"bullets", "- one\n  more\n- two", "<ul><li>one more</li><li>two</li></ul>"},
+		{"numbered", "1. first\n2. second", "<ol><li>first</li><li>second</li></ol>"},
+		{"log line", "- the log:\n  E0228 12:00:01 x.go:1] failed {a, b}", `<ul><li>the log:<code class="literal">E0228 12:00:01 x.go:1] failed {a, b}</code></li></ul>`},
+		{"prose after colon", "Three things:\nfirst the node went", "<p>Three things: first the node went</p>"},
+		{"korean after colon", "로그:\n노드가 죽었다 {a}", "<p>로그: 노드가 죽었다 {a}</p>"},
+		{"empty", "  \n ", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := string(prose(tt.in)); got != tt.want {
+				t.Errorf("prose(%q)\n got %s\nwant %s", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestSnippetHTML(t *testing.T) {
+	for in, want := range map[string]string{
+		"a <mark>conntrack</mark> &amp; b":           "a <mark>conntrack</mark> &amp; b",
+		"x <mark>y</mark> <script>alert(1)</script>": "x y &lt;script&gt;alert(1)&lt;/script&gt;",
+		"<img src=x onerror=alert(1)>":               "&lt;img src=x onerror=alert(1)&gt;",
+	} {
+		if got := string(snippetHTML(in)); got != want {
+			t.Errorf("snippetHTML(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestFold(t *testing.T) {
+	if got := fold("- short\n- list", 50); got != "short list" {
+		t.Errorf("fold of a short list = %q", got)
+	}
+	long := strings.Repeat("가나다 ", 50)
+	got := fold(long, 20)
+	if !strings.HasSuffix(got, "…") || len([]rune(got)) > 21 {
+		t.Errorf("fold(long, 20) = %q", got)
+	}
+}
+
+func TestDuration(t *testing.T) {
+	s := func(v string) *string { return &v }
+	for in, want := range map[string]string{"26m": "26m", "2h30m": "2h 30m", "4m0s": "4m", "90s": "1m 30s", "49h": "2d 1h", "weird": "weird"} {
+		if got := duration(s(in), "ko"); got != want {
+			t.Errorf("duration(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := duration(nil, "en"); got != "–" {
+		t.Errorf("duration(nil) = %q", got)
+	}
+}
+
+func TestFallbackPaths(t *testing.T) {
+	for path, want := range map[string]bool{"/api/x": true, "/api": true, "/mcp": true, "/healthz": true, "/apis": false, "/mcpx": false, "/cases": false} {
+		if got := isMachinePath(path); got != want {
+			t.Errorf("isMachinePath(%q) = %v", path, got)
+		}
+	}
+}

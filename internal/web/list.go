@@ -1,0 +1,336 @@
+package web
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/internal/search"
+)
+
+// filterParams maps the query parameters of the case list to the search
+// filter they set. The singular names are what the site writes
+// (/cases?component=coredns); the plural ones match the API's field names
+// so a URL copied from either works.
+var filterParams = []struct{ param, alias, field string }{
+	{"root_cause", "", incidentlib.VocabRootCause},
+	{"component", "components", incidentlib.VocabComponents},
+	{"symptom", "symptoms", incidentlib.VocabSymptoms},
+	{"contributing", "", incidentlib.VocabContributing},
+	{"domain", "", incidentlib.VocabDomain},
+	{"severity", "", incidentlib.VocabSeverity},
+	{"org", "", "org"},
+}
+
+// paramFor is the list parameter that filters on vocabulary field, or "".
+func paramFor(field string) string {
+	for _, f := range filterParams {
+		if f.field == field {
+			return f.param
+		}
+	}
+	return ""
+}
+
+// PageSize is how many cases a list page shows.
+const PageSize = 20
+
+// listState is the list page's request, normalised: what links to other
+// pages of the list are built from.
+type listState struct {
+	lang    string
+	q       string
+	filters []activeFilter // in filterParams order
+	sort    string         // "" means the default for the query
+	page    int
+}
+
+type activeFilter struct {
+	Param, Field, Term, Label string
+	Remove                    string // the list without this filter
+}
+
+// url builds the list address for st with edit applied.
+func (st listState) url(edit func(v url.Values)) string {
+	v := url.Values{}
+	if st.q != "" {
+		v.Set("q", st.q)
+	}
+	for _, f := range st.filters {
+		v.Add(f.Param, f.Term)
+	}
+	if st.sort != "" {
+		v.Set("sort", st.sort)
+	}
+	if st.page > 1 {
+		v.Set("page", strconv.Itoa(st.page))
+	}
+	if edit != nil {
+		edit(v)
+	}
+	u := langPrefix[st.lang] + "/cases"
+	if enc := v.Encode(); enc != "" {
+		u += "?" + enc
+	}
+	return u
+}
+
+type facetGroup struct {
+	Field string
+	Param string
+	Items []facetItem
+	More  []facetItem
+}
+
+type facetItem struct {
+	Label  string
+	Count  int
+	URL    string
+	Active bool
+}
+
+type pageLink struct {
+	N       int
+	URL     string
+	Current bool
+	Gap     bool // an ellipsis between page numbers
+}
+
+type listData struct {
+	Query          string
+	Sort           string
+	Problems       []string
+	Filters        []activeFilter
+	ClearURL       string
+	FirstURL       string // the first page of this list
+	Total          int
+	From, To       int
+	Hits           []search.Hit
+	Facets         []facetGroup
+	TopComponents  []search.FacetCount
+	Pages          []pageLink
+	PrevURL        string
+	NextURL        string
+	SortOptions    []sortOption
+	HasFacetFilter bool
+}
+
+type sortOption struct {
+	Value, Label string
+	Selected     bool
+}
+
+// caseList is the search and list page. Bad input never fails the page:
+// each bad parameter is named in a message and left out, and the page
+// answers 400 so that crawlers and scripts see the problem too.
+func (s *Site) caseList(w http.ResponseWriter, r *http.Request, lang string) error {
+	qv := r.URL.Query()
+	st := listState{lang: lang, q: strings.TrimSpace(qv.Get("q")), page: 1}
+	var problems []string
+	orgs := map[string]string{}
+	for _, c := range s.ix.Cases(false) {
+		orgs[c.OrgSlug] = c.Org
+	}
+	filters := map[string][]string{}
+	for _, fp := range filterParams {
+		vals := append([]string{}, qv[fp.param]...)
+		if fp.alias != "" {
+			vals = append(vals, qv[fp.alias]...)
+		}
+		seen := map[string]bool{}
+		for _, raw := range vals {
+			for _, t := range strings.Split(raw, ",") {
+				t = strings.TrimSpace(t)
+				if t == "" || seen[t] {
+					continue
+				}
+				seen[t] = true
+				var label string
+				if fp.field == "org" {
+					name, ok := orgs[t]
+					if !ok {
+						problems = append(problems, Tf(lang, "list.bad_org", t))
+						continue
+					}
+					label = name
+				} else {
+					if !s.vocab.Has(fp.field, t) {
+						problems = append(problems, Tf(lang, "list.bad_term", t, T(lang, "facet."+fp.field)))
+						continue
+					}
+					label = s.vocab.Label(fp.field, t, lang)
+				}
+				filters[fp.field] = append(filters[fp.field], t)
+				st.filters = append(st.filters, activeFilter{Param: fp.param, Field: fp.field, Term: t, Label: label})
+			}
+		}
+	}
+	q := search.Query{Text: st.q, Lang: lang, Filters: filters, Limit: PageSize}
+	switch v := qv.Get("sort"); v {
+	case "":
+	case search.SortRelevance, search.SortNewest, search.SortOldest:
+		st.sort, q.Sort = v, v
+	default:
+		problems = append(problems, Tf(lang, "list.bad_sort", v))
+	}
+	for _, y := range []struct {
+		param string
+		dst   *int
+	}{{"year_from", &q.YearFrom}, {"year_to", &q.YearTo}} {
+		if v := qv.Get(y.param); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1900 || n > 2999 {
+				problems = append(problems, Tf(lang, "list.bad_year", y.param, v))
+				continue
+			}
+			*y.dst = n
+		}
+	}
+	if q.YearFrom != 0 && q.YearTo != 0 && q.YearFrom > q.YearTo {
+		problems = append(problems, Tf(lang, "list.bad_year_order", q.YearFrom, q.YearTo))
+		q.YearFrom, q.YearTo = 0, 0
+	}
+	if v := qv.Get("reviewed"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			problems = append(problems, Tf(lang, "list.bad_reviewed", v))
+		} else {
+			q.Reviewed = &b
+		}
+	}
+	if v := qv.Get("page"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || (n-1)*PageSize > search.MaxOffset {
+			problems = append(problems, Tf(lang, "list.bad_page", v))
+		} else {
+			st.page = n
+		}
+	}
+	q.Offset = (st.page - 1) * PageSize
+	res, err := s.ix.Search(q)
+	if err != nil {
+		if !errors.Is(err, incidentlib.ErrInvalid) {
+			return err
+		}
+		// The checks above should catch everything the index refuses; if
+		// they miss a case, still answer with a page and the index's words.
+		problems = append(problems, err.Error())
+		if res, err = s.ix.Search(search.Query{Lang: lang, Limit: PageSize}); err != nil {
+			return err
+		}
+	}
+	d := s.listData(st, res, problems)
+	title := T(lang, "list.title")
+	if st.q != "" {
+		title = Tf(lang, "list.title_q", st.q)
+	}
+	p := &pageData{Title: title, Description: T(lang, "list.description"), Nav: "cases", Data: d}
+	// Result pages are endless in number; the sitemap lists what to index.
+	p.NoIndex = st.q != "" || len(st.filters) > 1 || st.page > 1
+	if len(problems) > 0 {
+		w.Header().Set("Cache-Control", "no-store")
+		return s.renderCode(w, r, lang, http.StatusBadRequest, "cases", p)
+	}
+	return s.render(w, r, lang, "cases", p)
+}
+
+func (s *Site) listData(st listState, res *search.Result, problems []string) listData {
+	lang := st.lang
+	d := listData{Query: st.q, Sort: st.sort, Problems: problems, Total: res.Total, Hits: res.Hits}
+	for i := range st.filters {
+		f := st.filters[i]
+		rest := st
+		rest.page = 1
+		rest.filters = append(append([]activeFilter{}, st.filters[:i]...), st.filters[i+1:]...)
+		st.filters[i].Remove = rest.url(nil)
+		if f.Field != "org" {
+			d.HasFacetFilter = true
+		}
+	}
+	d.Filters = st.filters
+	if len(st.filters) > 0 {
+		clear := st
+		clear.filters, clear.page = nil, 1
+		d.ClearURL = clear.url(nil)
+	}
+	if res.Total > 0 && len(res.Hits) > 0 {
+		d.From = res.Offset + 1
+		d.To = res.Offset + len(res.Hits)
+	}
+	active := map[string]bool{}
+	for _, f := range st.filters {
+		active[f.Field+"\x00"+f.Term] = true
+	}
+	for _, fp := range filterParams {
+		counts := res.Facets[fp.field]
+		g := facetGroup{Field: fp.field, Param: fp.param}
+		for _, fc := range counts {
+			if fc.Term == "unknown" && fp.field == incidentlib.VocabSeverity {
+				continue
+			}
+			it := facetItem{Label: fc.Label, Count: fc.Count, Active: active[fp.field+"\x00"+fc.Term]}
+			if it.Active {
+				continue // shown, with its remove link, above the results
+			}
+			add := st
+			add.page = 1
+			add.filters = append(append([]activeFilter{}, st.filters...), activeFilter{Param: fp.param, Term: fc.Term})
+			it.URL = add.url(nil)
+			// Ten links a field keep the page light; every term is one
+			// click away on the vocabulary page.
+			switch {
+			case len(g.Items) < 6:
+				g.Items = append(g.Items, it)
+			case len(g.More) < 10:
+				g.More = append(g.More, it)
+			}
+		}
+		if len(g.Items) > 0 {
+			d.Facets = append(d.Facets, g)
+		}
+	}
+	top := res.Facets[incidentlib.VocabComponents]
+	d.TopComponents = top[:min(3, len(top))]
+	first := st
+	first.page = 1
+	d.FirstURL = first.url(nil)
+	// Paging: first, last and two either side of the current page.
+	pages := (res.Total + PageSize - 1) / PageSize
+	link := func(n int) string {
+		o := st
+		o.page = n
+		return o.url(nil)
+	}
+	last := 0
+	for n := 1; n <= pages; n++ {
+		if n != 1 && n != pages && (n < st.page-2 || n > st.page+2) {
+			continue
+		}
+		if last != 0 && n > last+1 {
+			d.Pages = append(d.Pages, pageLink{Gap: true})
+		}
+		d.Pages = append(d.Pages, pageLink{N: n, URL: link(n), Current: n == st.page})
+		last = n
+	}
+	if pages <= 1 {
+		d.Pages = nil
+	}
+	if st.page > 1 && st.page <= pages {
+		d.PrevURL = link(st.page - 1)
+	}
+	if st.page < pages {
+		d.NextURL = link(st.page + 1)
+	}
+	def := search.SortNewest
+	if st.q != "" {
+		def = search.SortRelevance
+	}
+	for _, o := range []string{search.SortRelevance, search.SortNewest, search.SortOldest} {
+		sel := st.sort == o || (st.sort == "" && o == def)
+		d.SortOptions = append(d.SortOptions, sortOption{o, T(lang, "sort."+o), sel})
+	}
+	return d
+}

@@ -1,0 +1,293 @@
+package web
+
+import (
+	"net/http"
+	"sort"
+	"strings"
+
+	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/internal/search"
+)
+
+// termCount is a vocabulary term with how many public cases carry it.
+type termCount struct {
+	Vocab, ID, Label string
+	Count            int
+}
+
+type homeData struct {
+	Cases, Orgs, Terms     int
+	FirstYear, LastYear    int
+	Newest                 []*incidentlib.Case
+	RootCauses, Components []termCount
+	Symptoms               []termCount
+}
+
+func (s *Site) home(w http.ResponseWriter, r *http.Request, lang string) error {
+	cases := s.ix.Cases(false)
+	d := homeData{Cases: len(cases)}
+	orgs := map[string]bool{}
+	for _, c := range cases {
+		orgs[c.OrgSlug] = true
+		if y := c.Year(); y > 0 {
+			if d.FirstYear == 0 || y < d.FirstYear {
+				d.FirstYear = y
+			}
+			if y > d.LastYear {
+				d.LastYear = y
+			}
+		}
+	}
+	d.Orgs = len(orgs)
+	counts := s.termCounts(cases)
+	for _, v := range []string{incidentlib.VocabDomain, incidentlib.VocabSymptoms, incidentlib.VocabRootCause, incidentlib.VocabComponents, incidentlib.VocabContributing} {
+		for _, n := range counts[v] {
+			if n > 0 {
+				d.Terms++
+			}
+		}
+	}
+	d.Newest = cases[:min(8, len(cases))]
+	d.RootCauses = s.topTerms(counts, incidentlib.VocabRootCause, lang, 8)
+	d.Components = s.topTerms(counts, incidentlib.VocabComponents, lang, 12)
+	d.Symptoms = s.topTerms(counts, incidentlib.VocabSymptoms, lang, 8)
+	return s.render(w, r, lang, "home", &pageData{
+		Title:       T(lang, "home.title"),
+		Description: T(lang, "site.description"),
+		Nav:         "home",
+		Data:        d,
+	})
+}
+
+// termCounts counts, for every vocabulary, the public cases carrying each
+// term.
+func (s *Site) termCounts(cases []*incidentlib.Case) map[string]map[string]int {
+	out := map[string]map[string]int{}
+	for _, v := range incidentlib.VocabNames {
+		out[v] = map[string]int{}
+		for _, id := range s.vocab.IDs(v) {
+			out[v][id] = 0
+		}
+	}
+	for _, c := range cases {
+		for _, v := range incidentlib.VocabNames {
+			seen := map[string]bool{}
+			for _, id := range incidentlib.CaseTerms(c, v) {
+				if !seen[id] {
+					seen[id] = true
+					out[v][id]++
+				}
+			}
+		}
+	}
+	return out
+}
+
+// topTerms returns the n most used terms of vocab, most used first.
+func (s *Site) topTerms(counts map[string]map[string]int, vocab, lang string, n int) []termCount {
+	var out []termCount
+	for id, c := range counts[vocab] {
+		if c > 0 && id != "unknown" {
+			out = append(out, termCount{vocab, id, s.vocab.Label(vocab, id, lang), c})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Count != out[j].Count {
+			return out[i].Count > out[j].Count
+		}
+		return out[i].ID < out[j].ID
+	})
+	if n > 0 && len(out) > n {
+		out = out[:n]
+	}
+	return out
+}
+
+type caseData struct {
+	Case         *incidentlib.Case
+	Related      []search.Similar
+	RecurrenceOf *incidentlib.Case
+	Checks       []CheckRef
+	JSONURL      string
+	SimilarURL   string
+	MCPURL       string
+}
+
+func (s *Site) casePage(w http.ResponseWriter, r *http.Request, lang string) error {
+	id := r.PathValue("id")
+	c := s.ix.Case(id)
+	if c == nil {
+		// Ids are upper case; send a hand-typed il-0049 to the real page.
+		if up := strings.ToUpper(id); up != id {
+			if k := s.ix.Case(up); k != nil && !k.Private {
+				http.Redirect(w, r, langPrefix[lang]+"/cases/"+up, http.StatusMovedPermanently)
+				return nil
+			}
+		}
+		return incidentlib.Errorf(incidentlib.ErrNotFound, "no case %s", id)
+	}
+	if c.Private {
+		// A private case is indistinguishable from a missing one here.
+		return incidentlib.Errorf(incidentlib.ErrNotFound, "no case %s", id)
+	}
+	related, err := s.ix.Related(c.ID, 6, false)
+	if err != nil {
+		return err
+	}
+	d := caseData{
+		Case:       c,
+		Related:    related,
+		Checks:     s.checksFor(c.ID),
+		JSONURL:    s.base + "/api/cases/" + c.ID,
+		SimilarURL: s.base + "/api/cases/" + c.ID + "/similar",
+		MCPURL:     s.base + "/mcp",
+	}
+	if c.RecurrenceOf != nil {
+		if k := s.ix.Case(*c.RecurrenceOf); k != nil && !k.Private {
+			d.RecurrenceOf = k
+		}
+	}
+	return s.render(w, r, lang, "case", &pageData{
+		Title:       c.ID + " " + c.Title.In(lang),
+		Description: fold(c.Summary.In(lang), 150),
+		Nav:         "cases",
+		Data:        d,
+	})
+}
+
+// checksFor asks the kubegap registry, if wired, for the checks citing id.
+func (s *Site) checksFor(id string) []CheckRef {
+	if s.checks == nil {
+		return nil
+	}
+	return s.checks(id)
+}
+
+type topicData struct {
+	Vocab       string
+	Term        *incidentlib.Term
+	Cases       []*incidentlib.Case
+	CoOccurring []coGroup
+	ByYear      chart
+	Checks      []citedCheck
+	ListURL     string // the case list filtered to this term, or ""
+}
+
+type coGroup struct {
+	Vocab string
+	Terms []search.FacetCount
+}
+
+// citedCheck is a kubegap check with the number of this topic's cases it
+// cites.
+type citedCheck struct {
+	CheckRef
+	Cases int
+}
+
+func (s *Site) topicPage(w http.ResponseWriter, r *http.Request, lang string) error {
+	tp, err := s.ix.Topic(r.PathValue("term"), lang, false)
+	if err != nil {
+		return err
+	}
+	d := topicData{Vocab: tp.Vocab, Term: tp.Term}
+	for _, c := range tp.Cases {
+		if !c.Private {
+			d.Cases = append(d.Cases, c)
+		}
+	}
+	for _, f := range search.FilterFields {
+		var fc []search.FacetCount
+		for _, x := range tp.CoOccurring[f] {
+			if x.Term != "unknown" { // "severity unknown" says nothing about the topic
+				fc = append(fc, x)
+			}
+		}
+		if len(fc) > 0 {
+			if len(fc) > 8 {
+				fc = fc[:8]
+			}
+			d.CoOccurring = append(d.CoOccurring, coGroup{f, fc})
+		}
+	}
+	if p := paramFor(tp.Vocab); p != "" {
+		d.ListURL = langPrefix[lang] + "/cases?" + p + "=" + tp.Term.ID
+	}
+	d.ByYear = yearChart(tp.ByYear, lang, T(lang, "topic.by_year"))
+	d.ByYear.QuietCaption = true
+	seen := map[string]int{}
+	for _, c := range d.Cases {
+		for _, ck := range s.checksFor(c.ID) {
+			if i, ok := seen[ck.ID]; ok {
+				d.Checks[i].Cases++
+				continue
+			}
+			seen[ck.ID] = len(d.Checks)
+			d.Checks = append(d.Checks, citedCheck{ck, 1})
+		}
+	}
+	label := tp.Term.Label.In(lang)
+	return s.render(w, r, lang, "topic", &pageData{
+		Title:       label + " · " + T(lang, "vocab."+tp.Vocab),
+		Description: tp.Term.Description.In(lang),
+		Nav:         "vocab",
+		Data:        d,
+	})
+}
+
+type vocabGroup struct {
+	Vocab string
+	Terms []termCount
+}
+
+func (s *Site) vocabPage(w http.ResponseWriter, r *http.Request, lang string) error {
+	counts := s.termCounts(s.ix.Cases(false))
+	var groups []vocabGroup
+	for _, v := range incidentlib.VocabNames {
+		g := vocabGroup{Vocab: v}
+		for _, t := range s.vocab.Lists[v] {
+			g.Terms = append(g.Terms, termCount{v, t.ID, t.Label.In(lang), counts[v][t.ID]})
+		}
+		groups = append(groups, g)
+	}
+	return s.render(w, r, lang, "vocab", &pageData{
+		Title:       T(lang, "vocab.title"),
+		Description: T(lang, "vocab.intro"),
+		Nav:         "vocab",
+		Data:        struct{ Groups []vocabGroup }{groups},
+	})
+}
+
+func (s *Site) apiDocs(w http.ResponseWriter, r *http.Request, lang string) error {
+	return s.render(w, r, lang, "api", &pageData{
+		Title:       T(lang, "api.title"),
+		Description: T(lang, "api.intro"),
+		Nav:         "api",
+		Data: struct {
+			API, MCP, Example string
+		}{s.base + "/api", s.base + "/mcp", "IL-0049"},
+	})
+}
+
+type errorData struct {
+	Code    int
+	Heading string
+	Message string
+}
+
+func (s *Site) errorData(lang string, code int) *pageData {
+	key := "error.500"
+	switch code {
+	case http.StatusNotFound:
+		key = "error.404"
+	case http.StatusBadRequest:
+		key = "error.400"
+	case http.StatusMethodNotAllowed:
+		key = "error.405"
+	}
+	return &pageData{
+		Title:   T(lang, key+".title"),
+		NoIndex: true,
+		Data:    errorData{code, T(lang, key+".title"), T(lang, key+".body")},
+	}
+}

@@ -1,0 +1,178 @@
+package web
+
+import (
+	"embed"
+	"fmt"
+	"html/template"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/incidentlib/incidentlib"
+)
+
+//go:embed templates/*.tmpl
+var templateFS embed.FS
+
+// pageNames are the pages; each is parsed into its own template set with the
+// base layout and the shared partials, so a page's blocks never leak into
+// another's.
+var pageNames = []string{"home", "cases", "case", "topic", "vocab", "stats", "api", "notfound", "error"}
+
+// pageData is what every page template gets: the layout's fields plus the
+// page's own data in Data.
+type pageData struct {
+	Lang        string
+	Title       string // the <title>, without the site name
+	Description string // the meta description
+	Nav         string // which main menu item is current
+	Data        any
+
+	// Filled by fillCommon.
+	Base       string // absolute base URL
+	Canonical  string // absolute URL of this page
+	AltKO      string // absolute URL of this page in Korean
+	AltEN      string // absolute URL of this page in English
+	SwitchURL  string // this page in the other language, root-relative
+	SwitchLang string
+	NoIndex    bool
+}
+
+// fillCommon derives the language links from the request path, so every
+// page gets them without its handler thinking about them.
+func (s *Site) fillCommon(r *http.Request, lang string, p *pageData) {
+	p.Lang = lang
+	p.Base = s.base
+	rest := stripLang(r.URL.Path)
+	q := ""
+	if r.URL.RawQuery != "" {
+		q = "?" + r.URL.RawQuery
+	}
+	p.AltKO = s.base + rest + q
+	p.AltEN = s.base + "/en" + rest + q
+	if lang == "en" {
+		p.Canonical, p.SwitchLang = p.AltEN, "ko"
+		p.SwitchURL = strings.TrimPrefix(p.AltKO, s.base)
+	} else {
+		p.Canonical, p.SwitchLang = p.AltKO, "en"
+		p.SwitchURL = strings.TrimPrefix(p.AltEN, s.base)
+	}
+}
+
+// stripLang returns path without its /en prefix.
+func stripLang(path string) string {
+	if path == "/en" || path == "/en/" {
+		return "/"
+	}
+	if strings.HasPrefix(path, "/en/") {
+		return path[3:]
+	}
+	return path
+}
+
+func (s *Site) parseTemplates() (map[string]map[string]*template.Template, error) {
+	out := map[string]map[string]*template.Template{}
+	for _, page := range pageNames {
+		out[page] = map[string]*template.Template{}
+		for _, lang := range []string{"ko", "en"} {
+			t, err := template.New(page).Funcs(s.funcs(lang)).ParseFS(templateFS,
+				"templates/base.tmpl", "templates/partials.tmpl", "templates/"+page+".tmpl")
+			if err != nil {
+				return nil, fmt.Errorf("web: parse %s templates: %w", page, err)
+			}
+			out[page][lang] = t
+		}
+	}
+	return out, nil
+}
+
+// funcs are the template functions, bound to one language so templates
+// never pass the language around.
+func (s *Site) funcs(lang string) template.FuncMap {
+	prefix := langPrefix[lang]
+	return template.FuncMap{
+		"t":  func(key string) string { return T(lang, key) },
+		"tf": func(key string, args ...any) string { return Tf(lang, key, args...) },
+		"path": func(p string) string {
+			if p == "/" && prefix != "" {
+				return prefix + "/"
+			}
+			return prefix + p
+		},
+		"asset": s.assets.url,
+		"text":  func(t incidentlib.Text) string { return t.In(lang) },
+		"prose": func(t incidentlib.Text) template.HTML { return prose(t.In(lang)) },
+		"label": func(vocab, id string) string { return s.vocab.Label(vocab, id, lang) },
+		"topic": func(vocab, id string) string { return prefix + s.topicPath(vocab, id) },
+		"caseURL": func(id string) string {
+			return prefix + "/cases/" + id
+		},
+		"vocabName": func(v string) string { return T(lang, "vocab."+v) },
+		"dateKind":  func(k string) string { return T(lang, "date_kind."+k) },
+		"dur":       func(p *string) string { return duration(p, lang) },
+		"known":     func(s string) string { return orUnknown(s, lang) },
+		"severity":  func(id string) string { return s.severity(id, lang) },
+		"otherLang": func(s string) bool { return lang == "ko" && s != "" && !hasHangul(s) },
+		"day": func(ts string) string {
+			if len(ts) >= 10 {
+				return ts[:10]
+			}
+			return ts
+		},
+		"fold":        fold,
+		"snippet":     snippetHTML,
+		"queryEscape": url.QueryEscape,
+		"str": func(p *string) string {
+			if p == nil {
+				return ""
+			}
+			return *p
+		},
+		"dict": func(kv ...any) (map[string]any, error) {
+			if len(kv)%2 != 0 {
+				return nil, fmt.Errorf("dict needs key and value pairs")
+			}
+			m := map[string]any{}
+			for i := 0; i < len(kv); i += 2 {
+				k, ok := kv[i].(string)
+				if !ok {
+					return nil, fmt.Errorf("dict key %v is not a string", kv[i])
+				}
+				m[k] = kv[i+1]
+			}
+			return m, nil
+		},
+		"langName": func(l string) string {
+			if l == "en" {
+				return "English"
+			}
+			return "한국어"
+		},
+		"fieldLabel": func(f string) string { return T(lang, "facet."+f) },
+		// checkSeverity names a kubegap severity in the page's language;
+		// one this site does not know shows as kubegap wrote it.
+		"checkSeverity": func(sev string) string {
+			if _, ok := messages["check.severity."+sev]; ok {
+				return T(lang, "check.severity."+sev)
+			}
+			return sev
+		},
+	}
+}
+
+// topicPath is the root-relative path of a term's topic page. A bare id is
+// enough when it resolves to the same vocabulary; otherwise the vocabulary
+// is named, so that links never land on a same-named term elsewhere.
+func (s *Site) topicPath(vocab, id string) string {
+	if v, t := s.ix.FindTerm(id); t != nil && v == vocab {
+		return "/topics/" + url.PathEscape(id)
+	}
+	return "/topics/" + url.PathEscape(vocab+":"+id)
+}
+
+func (s *Site) severity(id, lang string) string {
+	if id == "" || id == "unknown" {
+		return T(lang, "unknown")
+	}
+	return s.vocab.Label(incidentlib.VocabSeverity, id, lang)
+}

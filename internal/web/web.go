@@ -1,0 +1,239 @@
+// Package web is the human face of incidentlib: server-rendered Korean and
+// English pages for the cases, their search, topics, vocabulary and
+// statistics, with an Atom feed and a sitemap. It reads only from the search
+// index and never shows a private case.
+package web
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html/template"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/internal/search"
+)
+
+// CheckRef is a kubegap check that cites a case, as the case page shows it.
+type CheckRef struct {
+	ID, Severity string
+	Title        incidentlib.Text
+}
+
+// Options configure a Site.
+type Options struct {
+	// BaseURL is the public address of the site (scheme and host, no
+	// trailing slash), used wherever a page needs an absolute address:
+	// canonical and hreflang links, the feed, the sitemap, and the API and
+	// MCP set-up that readers copy. Empty means http://localhost:8080.
+	BaseURL string
+	// ChecksFor returns the kubegap checks that cite a case. Nil means no
+	// check cites any case yet.
+	ChecksFor func(caseID string) []CheckRef
+	// Logger receives server errors. Nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// DefaultBaseURL is the base URL used when Options.BaseURL is empty; it is
+// where `incidentlib serve` listens by default.
+const DefaultBaseURL = "http://localhost:8080"
+
+// Site renders the web pages. It is safe for concurrent use.
+type Site struct {
+	ix     *search.Index
+	vocab  *incidentlib.Vocab
+	base   string
+	checks func(string) []CheckRef
+	log    *slog.Logger
+	pages  map[string]map[string]*template.Template // page → lang → set
+	assets *assets
+}
+
+// New builds a Site over ix. It parses every template up front, so a broken
+// template fails at start-up instead of on a reader's request.
+func New(ix *search.Index, opts Options) (*Site, error) {
+	if ix == nil {
+		return nil, errors.New("web.New: the search index is nil")
+	}
+	base := strings.TrimRight(strings.TrimSpace(opts.BaseURL), "/")
+	if base == "" {
+		base = DefaultBaseURL
+	}
+	if u, err := url.Parse(base); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("web.New: base URL %q is not an absolute http(s) address like https://incidents.example.org", opts.BaseURL)
+	}
+	s := &Site{ix: ix, vocab: ix.Vocab(), base: base, checks: opts.ChecksFor, log: opts.Logger}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	var err error
+	if s.assets, err = loadAssets(); err != nil {
+		return nil, err
+	}
+	if s.pages, err = s.parseTemplates(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Lang prefixes: Korean is the default at the root, English lives under /en.
+var langPrefix = map[string]string{"ko": "", "en": "/en"}
+
+// Install registers every page route on mux. It registers nothing under
+// /api/, /mcp, /healthz, /readyz or /metrics; requests there that no other
+// handler claims get a plain 404 instead of an HTML page.
+func (s *Site) Install(mux *http.ServeMux) {
+	for _, lang := range []string{"ko", "en"} {
+		p := langPrefix[lang]
+		mux.Handle("GET "+p+"/{$}", s.page(lang, s.home))
+		mux.Handle("GET "+p+"/cases", s.page(lang, s.caseList))
+		mux.Handle("GET "+p+"/cases/{id}", s.page(lang, s.casePage))
+		mux.Handle("GET "+p+"/topics/{term}", s.page(lang, s.topicPage))
+		mux.Handle("GET "+p+"/vocab", s.page(lang, s.vocabPage))
+		mux.Handle("GET "+p+"/stats", s.page(lang, s.statsPage))
+		mux.Handle("GET "+p+"/docs/api", s.page(lang, s.apiDocs))
+		mux.Handle("GET "+p+"/feed.atom", s.page(lang, s.feed))
+	}
+	mux.Handle("GET /en", http.RedirectHandler("/en/", http.StatusMovedPermanently))
+	mux.Handle("GET /sitemap.xml", s.page("ko", s.sitemap))
+	mux.Handle("GET /robots.txt", s.page("ko", s.robots))
+	mux.Handle("GET /static/", s.assets)
+	mux.HandleFunc("/", s.fallback)
+}
+
+// handlerFunc is a page handler: it writes the page or returns an error that
+// page turns into the error page.
+type handlerFunc func(w http.ResponseWriter, r *http.Request, lang string) error
+
+// page adapts a handlerFunc: security headers on every response, and one
+// place where errors become pages.
+func (s *Site) page(lang string, h handlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		setSecurityHeaders(w.Header())
+		if err := h(w, r, lang); err != nil {
+			s.serveError(w, r, lang, err)
+		}
+	})
+}
+
+// The policy allows only our own stylesheet and images: pages carry no
+// script at all, so script-src is 'none' and an injected <script> would not
+// run even if escaping ever failed.
+const contentSecurityPolicy = "default-src 'none'; style-src 'self'; img-src 'self'; " +
+	"script-src 'none'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+
+func setSecurityHeaders(h http.Header) {
+	h.Set("Content-Security-Policy", contentSecurityPolicy)
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "strict-origin-when-cross-origin")
+	h.Set("X-Frame-Options", "DENY")
+}
+
+// isMachinePath reports whether path belongs to a face other than the web
+// pages (API, MCP, probes), where an HTML 404 would confuse the client.
+func isMachinePath(path string) bool {
+	for _, p := range []string{"/api/", "/mcp/"} {
+		if strings.HasPrefix(path, p) {
+			return true
+		}
+	}
+	switch path {
+	case "/api", "/mcp", "/healthz", "/readyz", "/metrics":
+		return true
+	}
+	return false
+}
+
+// fallback answers every request that no route claims: the 404 page in the
+// language of the path, or a plain 404 for machine paths.
+func (s *Site) fallback(w http.ResponseWriter, r *http.Request) {
+	if isMachinePath(r.URL.Path) {
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		w.WriteHeader(http.StatusNotFound)
+		// The same shape as the API's errors, so clients parse one format.
+		body, _ := json.Marshal(map[string]map[string]string{"error": {"code": "not_found", "message": "no such endpoint: " + r.URL.Path}})
+		w.Write(append(body, '\n'))
+		return
+	}
+	lang := "ko"
+	if r.URL.Path == "/en" || strings.HasPrefix(r.URL.Path, "/en/") {
+		lang = "en"
+	}
+	setSecurityHeaders(w.Header())
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		s.renderStatus(w, r, lang, http.StatusMethodNotAllowed, "error", s.errorData(lang, http.StatusMethodNotAllowed))
+		return
+	}
+	s.notFound(w, r, lang)
+}
+
+func (s *Site) notFound(w http.ResponseWriter, r *http.Request, lang string) {
+	s.renderStatus(w, r, lang, http.StatusNotFound, "notfound", s.errorData(lang, http.StatusNotFound))
+}
+
+// serveError maps an error to its page: unknown things are 404, bad input
+// 400, anything else a 500 whose detail goes to the log, not the reader.
+func (s *Site) serveError(w http.ResponseWriter, r *http.Request, lang string, err error) {
+	switch {
+	case errors.Is(err, incidentlib.ErrNotFound):
+		s.notFound(w, r, lang)
+	case errors.Is(err, incidentlib.ErrInvalid):
+		s.renderStatus(w, r, lang, http.StatusBadRequest, "error", s.errorData(lang, http.StatusBadRequest))
+	default:
+		s.log.Error("web page failed", "method", r.Method, "path", r.URL.Path, "err", err)
+		s.renderStatus(w, r, lang, http.StatusInternalServerError, "error", s.errorData(lang, http.StatusInternalServerError))
+	}
+}
+
+// render writes page with status 200.
+func (s *Site) render(w http.ResponseWriter, r *http.Request, lang, page string, p *pageData) error {
+	return s.renderCode(w, r, lang, http.StatusOK, page, p)
+}
+
+// renderCode executes the page into a buffer first, so that a template
+// error becomes a clean 500 instead of half a page.
+func (s *Site) renderCode(w http.ResponseWriter, r *http.Request, lang string, code int, page string, p *pageData) error {
+	set := s.pages[page][lang]
+	if set == nil {
+		return fmt.Errorf("no template %q for %s", page, lang)
+	}
+	s.fillCommon(r, lang, p)
+	var buf bytes.Buffer
+	if err := set.ExecuteTemplate(&buf, "base", p); err != nil {
+		return fmt.Errorf("render %s/%s: %w", page, lang, err)
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Content-Language", lang)
+	// Pages change when a case is added or corrected: caches may keep one
+	// for a minute, which spares repeated renders without leaving a
+	// correction unseen for long.
+	if h.Get("Cache-Control") == "" {
+		h.Set("Cache-Control", "public, max-age=60, must-revalidate")
+	}
+	w.WriteHeader(code)
+	if r.Method != http.MethodHead {
+		_, err := w.Write(buf.Bytes())
+		if err != nil {
+			s.log.Debug("write page", "path", r.URL.Path, "err", err)
+		}
+	}
+	return nil
+}
+
+// renderStatus renders an error page; if even that fails it falls back to
+// plain text so the reader still gets the status.
+func (s *Site) renderStatus(w http.ResponseWriter, r *http.Request, lang string, code int, page string, p *pageData) {
+	w.Header().Set("Cache-Control", "no-store")
+	if err := s.renderCode(w, r, lang, code, page, p); err != nil {
+		s.log.Error("render error page", "err", err)
+		http.Error(w, http.StatusText(code), code)
+	}
+}

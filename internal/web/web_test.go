@@ -1,0 +1,722 @@
+package web_test
+
+import (
+	"encoding/xml"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/internal/corpus"
+	"github.com/incidentlib/incidentlib/internal/search"
+	"github.com/incidentlib/incidentlib/internal/web"
+)
+
+const base = "https://incidents.example.org"
+
+// MaxPageBytes is the size budget of one HTML page before compression.
+const MaxPageBytes = 100 * 1024
+
+var (
+	loadOnce sync.Once
+	loaded   *corpus.Corpus
+	loadErr  error
+	ixOnce   sync.Once
+	sharedIx *search.Index
+	ixErr    error
+)
+
+func testCorpus(t *testing.T) *corpus.Corpus {
+	t.Helper()
+	loadOnce.Do(func() { loaded, loadErr = corpus.LoadEmbedded() })
+	if loadErr != nil {
+		t.Fatal(loadErr)
+	}
+	return loaded
+}
+
+// sharedIndex is the real embedded corpus, indexed once for the tests that
+// only read it.
+func sharedIndex(t *testing.T) *search.Index {
+	t.Helper()
+	c := testCorpus(t)
+	ixOnce.Do(func() { sharedIx, ixErr = search.New(c.Vocab, c.Cases) })
+	if ixErr != nil {
+		t.Fatal(ixErr)
+	}
+	return sharedIx
+}
+
+func newMux(t *testing.T, ix *search.Index, opts web.Options) *http.ServeMux {
+	t.Helper()
+	if opts.BaseURL == "" {
+		opts.BaseURL = base
+	}
+	s, err := web.New(ix, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	s.Install(mux)
+	return mux
+}
+
+type response struct {
+	code   int
+	header http.Header
+	body   string
+}
+
+func get(t *testing.T, h http.Handler, target string) response {
+	t.Helper()
+	return do(t, h, http.MethodGet, target, nil)
+}
+
+func do(t *testing.T, h http.Handler, method, target string, hdr http.Header) response {
+	t.Helper()
+	req := httptest.NewRequest(method, target, nil)
+	for k, v := range hdr {
+		req.Header[k] = v
+	}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	b, _ := io.ReadAll(rec.Result().Body)
+	return response{rec.Code, rec.Result().Header, string(b)}
+}
+
+// checkHTML asserts what every HTML page must have.
+func checkHTML(t *testing.T, target string, r response, lang string) {
+	t.Helper()
+	if ct := r.header.Get("Content-Type"); ct != "text/html; charset=utf-8" {
+		t.Errorf("%s: Content-Type %q", target, ct)
+	}
+	csp := r.header.Get("Content-Security-Policy")
+	if !strings.Contains(csp, "script-src 'none'") || !strings.Contains(csp, "default-src 'none'") {
+		t.Errorf("%s: Content-Security-Policy %q", target, csp)
+	}
+	if len(r.body) > MaxPageBytes {
+		t.Errorf("%s: page is %d bytes, over the %d budget", target, len(r.body), MaxPageBytes)
+	}
+	if !strings.Contains(r.body, `<html lang="`+lang+`">`) {
+		t.Errorf("%s: not marked lang=%s", target, lang)
+	}
+	for _, want := range []string{`hreflang="ko"`, `hreflang="en"`, `class="lang-switch"`, `<main id="main"`, `<nav class="site-nav" aria-label=`, `<header class="site-header">`, `<footer class="site-footer">`} {
+		if !strings.Contains(r.body, want) {
+			t.Errorf("%s: page lacks %s", target, want)
+		}
+	}
+	if strings.Contains(r.body, "<script") {
+		t.Errorf("%s: page carries a script element", target)
+	}
+	// A key that no language defines shows as itself: "list.heading".
+	if m := regexp.MustCompile(`>\s*((?:nav|list|case|home|topic|stats|api|error|vocab|sort|facet|search|footer)\.[a-z_.]+)\s*<`).FindStringSubmatch(r.body); m != nil {
+		t.Errorf("%s: untranslated string key %q", target, m[1])
+	}
+}
+
+// TestRoutes requests every route in both languages over the real corpus
+// and checks status, type, language and a piece of content each.
+func TestRoutes(t *testing.T) {
+	t.Parallel()
+	mux := newMux(t, sharedIndex(t), web.Options{})
+	tests := []struct {
+		path string
+		code int
+		lang string // "" for non-HTML answers
+		want []string
+	}{
+		{"/", 200, "ko", []string{"남의 장애에서 먼저 배우기", `action="/cases"`, "새로 정리한 사례", "자주 나오는 주제"}},
+		{"/en/", 200, "en", []string{"Learn from other people", `action="/en/cases"`, "Newest cases", "Frequent topics"}},
+		{"/cases", 200, "ko", []string{"중 1~20번째", "이 ", "건에서 가장 많이 나오는 구성 요소:", "좁혀 보기"}},
+		{"/en/cases", 200, "en", []string{"1–20 of", "Components that come up most in these", "Narrow down"}},
+		{"/cases?q=conntrack", 200, "ko", []string{"<mark>conntrack</mark>", "IL-0049"}},
+		{"/en/cases?q=conntrack", 200, "en", []string{"<mark>conntrack</mark>", "IL-0049"}},
+		{"/cases?component=coredns", 200, "ko", []string{"적용한 조건", "구성 요소: CoreDNS"}},
+		{"/en/cases?components=coredns&page=1", 200, "en", []string{"Active filters", "Component: CoreDNS"}},
+		{"/cases/IL-0049", 200, "ko", []string{"IL-0049", "Preply", "발생일", "내 클러스터에도 있는지 확인하기", "AI 도구와 스크립트용", base + "/api/cases/IL-0049"}},
+		{"/en/cases/IL-0049", 200, "en", []string{"Partial in-cluster DNS outage", "incident date", "For AI tools and scripts", base + "/api/cases/IL-0049/similar"}},
+		{"/topics/conntrack", 200, "ko", []string{"conntrack 테이블", "이 주제의 사례", "IL-0049", "<svg"}},
+		{"/en/topics/conntrack", 200, "en", []string{"Cases on this topic", "IL-0049"}},
+		{"/topics/root_cause:dns-network", 200, "ko", []string{"DNS·네트워크"}},
+		{"/en/topics/root_cause:dns-network", 200, "en", []string{"IL-0049"}},
+		{"/vocab", 200, "ko", []string{"주제", `id="components"`, "/topics/conntrack"}},
+		{"/en/vocab", 200, "en", []string{"Topics", `href="/en/topics/conntrack"`}},
+		{"/stats", 200, "ko", []string{"연도별 사례 수", "원인별 사례 수", "가장 많이 나오는 구성 요소", "구성 요소 × 원인", `role="img"`}},
+		{"/en/stats", 200, "en", []string{"Cases by year", "Cases by root cause", "Components × root cause"}},
+		{"/docs/api", 200, "ko", []string{"claude mcp add --transport http incidentlib " + base + "/mcp", "[mcp_servers.incidentlib]", `url = "` + base + `/mcp"`, "curl -s"}},
+		{"/en/docs/api", 200, "en", []string{"claude mcp add --transport http incidentlib " + base + "/mcp", "Codex"}},
+		{"/feed.atom", 200, "", []string{`<feed xmlns="http://www.w3.org/2005/Atom"`, `xml:lang="ko"`}},
+		{"/en/feed.atom", 200, "", []string{`xml:lang="en"`, base + "/en/cases/"}},
+		{"/sitemap.xml", 200, "", []string{"<urlset", base + "/cases/IL-0049", base + "/en/cases/IL-0049"}},
+		{"/robots.txt", 200, "", []string{"Sitemap: " + base + "/sitemap.xml"}},
+		{"/no-such-page", 404, "ko", []string{"찾는 페이지가 없습니다"}},
+		{"/en/no-such-page", 404, "en", []string{"Page not found"}},
+		{"/cases/IL-9999", 404, "ko", []string{"찾는 페이지가 없습니다"}},
+		{"/en/cases/IL-9999", 404, "en", []string{"Page not found"}},
+		{"/topics/no-such-term", 404, "ko", []string{"찾는 페이지가 없습니다"}},
+		{"/en/topics/no-such-term", 404, "en", []string{"Page not found"}},
+		{"/static/no-such-file.css", 404, "", nil},
+		{"/api/no-such-endpoint", 404, "", []string{`"code":"not_found"`}},
+	}
+	for _, tt := range tests {
+		t.Run(strings.TrimPrefix(tt.path, "/"), func(t *testing.T) {
+			t.Parallel()
+			r := get(t, mux, tt.path)
+			if r.code != tt.code {
+				t.Fatalf("GET %s = %d, want %d", tt.path, r.code, tt.code)
+			}
+			if tt.lang != "" {
+				checkHTML(t, tt.path, r, tt.lang)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(r.body, w) {
+					t.Errorf("GET %s lacks %q", tt.path, w)
+				}
+			}
+		})
+	}
+}
+
+func TestRedirects(t *testing.T) {
+	t.Parallel()
+	mux := newMux(t, sharedIndex(t), web.Options{})
+	for path, want := range map[string]string{
+		"/en":               "/en/",
+		"/cases/il-0049":    "/cases/IL-0049",
+		"/en/cases/il-0049": "/en/cases/IL-0049",
+	} {
+		r := get(t, mux, path)
+		if r.code != http.StatusMovedPermanently || r.header.Get("Location") != want {
+			t.Errorf("GET %s = %d → %q, want 301 → %q", path, r.code, r.header.Get("Location"), want)
+		}
+	}
+}
+
+func TestMethods(t *testing.T) {
+	t.Parallel()
+	mux := newMux(t, sharedIndex(t), web.Options{})
+	r := do(t, mux, http.MethodHead, "/cases/IL-0049", nil)
+	if r.code != 200 || r.body != "" || r.header.Get("Content-Security-Policy") == "" {
+		t.Errorf("HEAD = %d with %d bytes, CSP %q; want 200, empty, with CSP", r.code, len(r.body), r.header.Get("Content-Security-Policy"))
+	}
+	r = do(t, mux, http.MethodPost, "/cases", nil)
+	if r.code != http.StatusMethodNotAllowed || r.header.Get("Allow") != "GET, HEAD" {
+		t.Errorf("POST /cases = %d, Allow %q; want 405 with Allow", r.code, r.header.Get("Allow"))
+	}
+}
+
+// TestCasePage checks the case page against seeds/000: every section in
+// the seed's order, the facts with "–" where unknown, and the durations.
+func TestCasePage(t *testing.T) {
+	t.Parallel()
+	mux := newMux(t, sharedIndex(t), web.Options{})
+	for lang, want := range map[string][]string{
+		"ko": {"IL-0049", "Preply", "2020-02-28", "(발생일)", "쿠버네티스", "<h1", "2020년 2월 28일",
+			"심각도", "영향 범위", "영향 사용자", "지역", "감지까지", "복구까지",
+			">증상<", ">원인<", "DNS·네트워크", ">촉발<", ">감지<", ">조치<", ">후속 조치<", ">교훈<", ">출처<",
+			"https://medium.com/preply-engineering/dns-postmortem-e169efd45afd", ">관련 사례<",
+			"내 클러스터에도 있는지 확인하기", "AI 도구와 스크립트용", "이 사례의 JSON", "가장 비슷한 사례들", "MCP 서버"},
+		"en": {"IL-0049", "Preply", "2020-02-28", "(incident date)", "Kubernetes", "<h1", "On 28 February 2020",
+			"Severity", "Scope", "Users affected", "Region", "Time to detect", "Time to resolve",
+			">Symptoms<", ">Cause<", ">Trigger<", ">Detection<", ">Remediation<", ">Action items<", ">Lessons<", ">Sources<",
+			">Related cases<", "Check whether your cluster has it too", "For AI tools and scripts"},
+	} {
+		path := map[string]string{"ko": "/cases/IL-0049", "en": "/en/cases/IL-0049"}[lang]
+		r := get(t, mux, path)
+		checkHTML(t, path, r, lang)
+		at := 0
+		for _, w := range want {
+			i := strings.Index(r.body[at:], w)
+			if i < 0 {
+				t.Errorf("%s: %q missing after byte %d (out of order or absent)", path, w, at)
+				continue
+			}
+			at += i + len(w)
+		}
+	}
+	r := get(t, mux, "/cases/IL-0049")
+	facts := regexp.MustCompile(`(?s)<dl class="facts">(.*?)</dl>`).FindStringSubmatch(r.body)
+	if facts == nil {
+		t.Fatal("no facts list")
+	}
+	dd := regexp.MustCompile(`<dd[^>]*>([^<]*)</dd>`).FindAllStringSubmatch(facts[1], -1)
+	var got []string
+	for _, m := range dd {
+		got = append(got, m[1])
+	}
+	want := []string{"–", "Partial DNS outage for some services inside the production Kubernetes cluster; 15000 events dropped for services A, B and C", "–", "–", "–", "26m"}
+	if !slices.Equal(got, want) {
+		t.Errorf("facts = %q\nwant    %q", got, want)
+	}
+	// English facts on a Korean page are marked for screen readers.
+	if !strings.Contains(facts[1], `<dd lang="en">Partial DNS outage`) {
+		t.Error("the English scope on the Korean page is not marked lang=en")
+	}
+	// The related cases carry their reasons.
+	if !regexp.MustCompile(`class="reason">(같은 원인|공통|같은 증상|같은 기여 요인|비슷한 서술)`).MatchString(r.body) {
+		t.Error("related cases show no reason")
+	}
+	// The log line after a colon keeps its own line.
+	if !strings.Contains(r.body, `<code class="literal">E0228 20:13:53.795782       1 proxier.go:610]`) {
+		t.Error("the quoted kube-proxy log line is not set as a literal line")
+	}
+}
+
+// withExtraCases indexes the corpus plus cases made from copies of real
+// ones, for behaviour the corpus alone cannot show.
+func withExtraCases(t *testing.T, edit ...func(c *incidentlib.Case)) *search.Index {
+	t.Helper()
+	c := testCorpus(t)
+	cases := append([]*incidentlib.Case{}, c.Cases...)
+	src := c.Case("IL-0049")
+	for i, e := range edit {
+		cp := *src
+		cp.ID = fmt.Sprintf("IL-99%02d", 90+i)
+		cp.Related = nil
+		e(&cp)
+		cases = append(cases, &cp)
+	}
+	ix, err := search.New(c.Vocab, cases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	return ix
+}
+
+// TestPrivateCasesNeverShown puts a private case in the index and looks for
+// it on every page that lists cases.
+func TestPrivateCasesNeverShown(t *testing.T) {
+	t.Parallel()
+	ix := withExtraCases(t, func(c *incidentlib.Case) {
+		c.Private = true
+		c.Date = "2099-01-01" // newest of all, so any list would show it first
+		c.Title = incidentlib.Text{EN: "Zanzibarquux secret outage", KO: "잔지바르쿡스 비밀 장애"}
+	})
+	mux := newMux(t, ix, web.Options{})
+	if r := get(t, mux, "/cases/IL-9990"); r.code != 404 {
+		t.Errorf("private case page answered %d, want 404", r.code)
+	}
+	for _, p := range []string{"/", "/en/", "/cases", "/cases?q=Zanzibarquux", "/en/cases?q=Zanzibarquux", "/topics/conntrack",
+		"/topics/dns-network", "/stats", "/feed.atom", "/en/feed.atom", "/sitemap.xml", "/cases/IL-0049"} {
+		r := get(t, mux, p)
+		// The search pages echo the query, so look for the title, not the word.
+		if strings.Contains(r.body, "IL-9990") || strings.Contains(r.body, "Zanzibarquux secret") || strings.Contains(r.body, "잔지바르쿡스") {
+			t.Errorf("%s shows the private case", p)
+		}
+	}
+	r := get(t, mux, "/cases?q=Zanzibarquux")
+	if !strings.Contains(r.body, "맞는 사례가 없습니다") {
+		t.Error("a search for the private case's words finds something")
+	}
+}
+
+func TestReviewMark(t *testing.T) {
+	t.Parallel()
+	at, by := "2026-02-01T09:00:00Z", "Kim Editor"
+	ix := withExtraCases(t, func(c *incidentlib.Case) {
+		c.Review.ReviewedAt, c.Review.ReviewedBy = &at, &by
+	})
+	mux := newMux(t, ix, web.Options{})
+	reviewed := get(t, mux, "/cases/IL-9990")
+	if strings.Contains(reviewed.body, "아직 검토하지 않은 사례입니다") {
+		t.Error("a reviewed case shows the not-reviewed mark")
+	}
+	if !strings.Contains(reviewed.body, "검토: Kim Editor (2026-02-01)") {
+		t.Error("a reviewed case does not say who reviewed it")
+	}
+	unreviewed := get(t, mux, "/cases/IL-0049")
+	if !strings.Contains(unreviewed.body, `class="unreviewed"`) || !strings.Contains(unreviewed.body, "아직 검토하지 않은 사례입니다") {
+		t.Error("an unreviewed case lacks the not-reviewed mark")
+	}
+	if en := get(t, mux, "/en/cases/IL-0049"); !strings.Contains(en.body, "Not yet reviewed") {
+		t.Error("the English page lacks the not-reviewed mark")
+	}
+}
+
+func TestKubegapChecks(t *testing.T) {
+	t.Parallel()
+	ix := sharedIndex(t)
+	var asked []string
+	var mu sync.Mutex
+	checks := func(id string) []web.CheckRef {
+		mu.Lock()
+		asked = append(asked, id)
+		mu.Unlock()
+		if id != "IL-0049" {
+			return nil
+		}
+		return []web.CheckRef{{ID: "KG-DNS-001", Severity: "high", Title: incidentlib.Text{KO: "CoreDNS 자동 확장기 설정 점검", EN: "CoreDNS autoscaler settings"}}}
+	}
+	with := newMux(t, ix, web.Options{ChecksFor: checks})
+	r := get(t, with, "/cases/IL-0049")
+	for _, w := range []string{"KG-DNS-001", ">높음<", "CoreDNS 자동 확장기 설정 점검", "kubegap scan", "kubegap explain KG-DNS-001"} {
+		if !strings.Contains(r.body, w) {
+			t.Errorf("case page with a citing check lacks %q", w)
+		}
+	}
+	if en := get(t, with, "/en/cases/IL-0049"); !strings.Contains(en.body, "CoreDNS autoscaler settings") {
+		t.Error("the English page does not show the check's English title")
+	}
+	if r := get(t, with, "/topics/conntrack"); !strings.Contains(r.body, "KG-DNS-001") {
+		t.Error("the topic page of a cited case's component does not list the check")
+	}
+	if r := get(t, with, "/cases/IL-0461"); !strings.Contains(r.body, "아직 이 사례를 근거로 삼는 kubegap 점검 항목이 없습니다") {
+		t.Error("a case no check cites does not say so")
+	}
+	mu.Lock()
+	if !slices.Contains(asked, "IL-0049") {
+		t.Error("ChecksFor was never asked about IL-0049")
+	}
+	mu.Unlock()
+	without := newMux(t, ix, web.Options{})
+	if r := get(t, without, "/cases/IL-0049"); !strings.Contains(r.body, "아직 이 사례를 근거로 삼는 kubegap 점검 항목이 없습니다") || strings.Contains(r.body, "kubegap explain") {
+		t.Error("without ChecksFor the page must say that no check cites the case")
+	}
+}
+
+// TestBadInput: bad parameters give a page that names them, with status
+// 400, never a 500; the rest of the request still runs.
+func TestBadInput(t *testing.T) {
+	t.Parallel()
+	mux := newMux(t, sharedIndex(t), web.Options{})
+	tests := []struct {
+		path string
+		want []string
+	}{
+		{"/cases?component=no-such-part", []string{"‘no-such-part’ 는 구성 요소 목록에 없는 값이라 빼고 찾았습니다", "중 1~20번째"}},
+		{"/en/cases?symptom=nope&q=dns", []string{"‘nope’ is not a Symptom term", "<mark>"}},
+		{"/cases?root_cause=dns-network&root_cause=bogus", []string{"‘bogus’", "원인: DNS·네트워크"}},
+		{"/cases?org=no-such-org", []string{"‘no-such-org’ 라는 조직의 사례는 없습니다"}},
+		{"/cases?sort=sideways", []string{"정렬 ‘sideways’ 는 지원하지 않습니다"}},
+		{"/cases?year_from=twenty", []string{"year_from 값 ‘twenty’ 는 연도가 아닙니다"}},
+		{"/cases?year_from=2024&year_to=2019", []string{"시작 연도 2024 가 끝 연도 2019 보다 늦어"}},
+		{"/cases?reviewed=maybe", []string{"reviewed 값 ‘maybe’"}},
+		{"/cases?page=0", []string{"페이지 ‘0’ 가 없어"}},
+		{"/cases?page=-3", []string{"페이지 ‘-3’"}},
+		{"/cases?component=%3Cscript%3Ealert(1)%3C%2Fscript%3E", []string{"&lt;script&gt;alert(1)&lt;/script&gt;"}},
+	}
+	for _, tt := range tests {
+		r := get(t, mux, tt.path)
+		if r.code != http.StatusBadRequest {
+			t.Errorf("GET %s = %d, want 400", tt.path, r.code)
+		}
+		lang := "ko"
+		if strings.HasPrefix(tt.path, "/en/") {
+			lang = "en"
+		}
+		checkHTML(t, tt.path, r, lang)
+		if !strings.Contains(r.body, `class="notice notice-error" role="alert"`) {
+			t.Errorf("GET %s: no message box", tt.path)
+		}
+		for _, w := range tt.want {
+			if !strings.Contains(r.body, w) {
+				t.Errorf("GET %s lacks %q", tt.path, w)
+			}
+		}
+	}
+	// A page past the end is not an error: it says there is nothing there.
+	if r := get(t, mux, "/cases?page=400"); r.code != 200 || !strings.Contains(r.body, "이 페이지에는 사례가 없습니다") || !strings.Contains(r.body, `href="/cases"`) {
+		t.Errorf("a page past the end = %d, or it does not say so and link to the first page", r.code)
+	}
+}
+
+// TestQueryEscaped: HTML in a query comes back as text everywhere it is
+// echoed: the input, the title and the paging links.
+func TestQueryEscaped(t *testing.T) {
+	t.Parallel()
+	mux := newMux(t, sharedIndex(t), web.Options{})
+	payload := `<script>alert("x")</script><img src=x onerror=alert(1)>`
+	for _, p := range []string{"/cases?q=", "/en/cases?q=", "/cases?sort=date&q="} {
+		r := get(t, mux, p+url.QueryEscape(payload))
+		if r.code != 200 {
+			t.Fatalf("GET %s = %d", p, r.code)
+		}
+		if strings.Contains(r.body, "<script>") || strings.Contains(r.body, "<img src=x") || strings.Contains(r.body, "onerror=alert") && !strings.Contains(r.body, "onerror=alert(1)&gt;") {
+			t.Errorf("%s: the query reached the page unescaped", p)
+		}
+		if !strings.Contains(r.body, "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;") {
+			t.Errorf("%s: the escaped query is not shown back to the reader", p)
+		}
+	}
+	// A query that is a case id still works through the escaping.
+	if r := get(t, mux, "/cases?q=IL-0049"); !strings.Contains(r.body, `href="/cases/IL-0049"`) {
+		t.Error("a case id as query does not find the case")
+	}
+}
+
+func TestListPaging(t *testing.T) {
+	t.Parallel()
+	ix := sharedIndex(t)
+	mux := newMux(t, ix, web.Options{})
+	n := len(ix.Cases(false))
+	if n <= 20 {
+		t.Skipf("only %d cases; paging needs more than 20", n)
+	}
+	r := get(t, mux, "/cases?page=2")
+	want := fmt.Sprintf("%d건 중 21~%d번째", n, min(40, n))
+	if !strings.Contains(r.body, want) {
+		t.Errorf("page 2 lacks %q", want)
+	}
+	if !strings.Contains(r.body, `rel="prev"`) || !strings.Contains(r.body, `href="/cases"`) {
+		t.Error("page 2 has no link back to page 1")
+	}
+	if cards := strings.Count(r.body, `<li class="card">`); cards != min(20, n-20) {
+		t.Errorf("page 2 shows %d cards", cards)
+	}
+	// Removing the only filter leads back to the unfiltered list.
+	r = get(t, mux, "/cases?component=coredns&q=dns")
+	if !strings.Contains(r.body, `href="/cases?q=dns"`) {
+		t.Error("the active filter has no link that removes it")
+	}
+}
+
+func TestFeed(t *testing.T) {
+	t.Parallel()
+	ix := sharedIndex(t)
+	mux := newMux(t, ix, web.Options{})
+	for _, lang := range []string{"ko", "en"} {
+		path := map[string]string{"ko": "/feed.atom", "en": "/en/feed.atom"}[lang]
+		r := get(t, mux, path)
+		if ct := r.header.Get("Content-Type"); ct != "application/atom+xml; charset=utf-8" {
+			t.Errorf("%s: Content-Type %q", path, ct)
+		}
+		var f struct {
+			ID      string `xml:"id"`
+			Updated string `xml:"updated"`
+			Entries []struct {
+				Title   string `xml:"title"`
+				ID      string `xml:"id"`
+				Updated string `xml:"updated"`
+				Link    struct {
+					Href string `xml:"href,attr"`
+				} `xml:"link"`
+				Summary string `xml:"summary"`
+			} `xml:"entry"`
+		}
+		if err := xml.Unmarshal([]byte(r.body), &f); err != nil {
+			t.Fatalf("%s is not XML: %v", path, err)
+		}
+		cases := ix.Cases(false)
+		if len(f.Entries) != min(web.FeedSize, len(cases)) {
+			t.Fatalf("%s has %d entries", path, len(f.Entries))
+		}
+		newest := cases[0]
+		prefix := map[string]string{"ko": "", "en": "/en"}[lang]
+		if e := f.Entries[0]; e.Link.Href != base+prefix+"/cases/"+newest.ID || !strings.HasPrefix(e.Title, newest.ID+" "+newest.Title.In(lang)) {
+			t.Errorf("%s: first entry %q → %s, want the newest case %s", path, e.Title, e.Link.Href, newest.ID)
+		}
+		for _, e := range f.Entries {
+			if !regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$`).MatchString(e.Updated) || e.Summary == "" || !strings.HasPrefix(e.ID, base+"/cases/IL-") {
+				t.Errorf("%s: bad entry %q: updated %q, id %q", path, e.Title, e.Updated, e.ID)
+			}
+		}
+		if f.Updated == "" {
+			t.Errorf("%s: no updated time", path)
+		}
+	}
+}
+
+func TestSitemap(t *testing.T) {
+	t.Parallel()
+	ix := sharedIndex(t)
+	mux := newMux(t, ix, web.Options{})
+	r := get(t, mux, "/sitemap.xml")
+	var us struct {
+		URLs []struct {
+			Loc string `xml:"loc"`
+		} `xml:"url"`
+	}
+	if err := xml.Unmarshal([]byte(r.body), &us); err != nil {
+		t.Fatal(err)
+	}
+	locs := map[string]bool{}
+	for _, u := range us.URLs {
+		locs[u.Loc] = true
+	}
+	for _, c := range ix.Cases(false) {
+		for _, p := range []string{"/cases/", "/en/cases/"} {
+			if !locs[base+p+c.ID] {
+				t.Errorf("sitemap lacks %s%s%s", base, p, c.ID)
+			}
+		}
+	}
+	for _, p := range []string{"/", "/en/", "/stats", "/en/vocab", "/topics/conntrack", "/en/docs/api"} {
+		if !locs[base+p] {
+			t.Errorf("sitemap lacks %s", p)
+		}
+	}
+	// Every address in the sitemap answers 200.
+	for loc := range locs {
+		path := strings.TrimPrefix(loc, base)
+		if r := get(t, mux, path); r.code != 200 {
+			t.Errorf("sitemap lists %s, which answers %d", path, r.code)
+		}
+	}
+}
+
+func TestStaticAssets(t *testing.T) {
+	t.Parallel()
+	mux := newMux(t, sharedIndex(t), web.Options{})
+	page := get(t, mux, "/")
+	m := regexp.MustCompile(`href="(/static/style\.[0-9a-f]{10}\.css)"`).FindStringSubmatch(page.body)
+	if m == nil {
+		t.Fatal("the page links no fingerprinted stylesheet")
+	}
+	r := get(t, mux, m[1])
+	if r.code != 200 || !strings.HasPrefix(r.header.Get("Content-Type"), "text/css") {
+		t.Fatalf("GET %s = %d %q", m[1], r.code, r.header.Get("Content-Type"))
+	}
+	if cc := r.header.Get("Cache-Control"); cc != "public, max-age=31536000, immutable" {
+		t.Errorf("fingerprinted asset Cache-Control %q", cc)
+	}
+	etag := r.header.Get("ETag")
+	if etag == "" {
+		t.Fatal("no ETag")
+	}
+	if r := do(t, mux, http.MethodGet, m[1], http.Header{"If-None-Match": {etag}}); r.code != http.StatusNotModified || r.body != "" {
+		t.Errorf("conditional GET = %d with %d bytes, want 304 and no body", r.code, len(r.body))
+	}
+	plain := get(t, mux, "/static/style.css")
+	if plain.code != 200 || plain.body != r.body || !strings.Contains(plain.header.Get("Cache-Control"), "must-revalidate") {
+		t.Errorf("the plain asset name = %d, Cache-Control %q", plain.code, plain.header.Get("Cache-Control"))
+	}
+	if plain.header.Get("ETag") != etag {
+		t.Error("plain and fingerprinted names carry different ETags")
+	}
+}
+
+// TestLanguageLinks: every page points at itself in the other language,
+// with the query kept, and hreflang alternates are absolute.
+func TestLanguageLinks(t *testing.T) {
+	t.Parallel()
+	mux := newMux(t, sharedIndex(t), web.Options{})
+	for path, want := range map[string]string{
+		"/":                        `class="lang-switch" href="/en/"`,
+		"/en/":                     `class="lang-switch" href="/"`,
+		"/cases?q=dns":             `class="lang-switch" href="/en/cases?q=dns"`,
+		"/en/cases/IL-0049":        `class="lang-switch" href="/cases/IL-0049"`,
+		"/topics/conntrack":        `class="lang-switch" href="/en/topics/conntrack"`,
+		"/en/no-such-page":         `class="lang-switch" href="/no-such-page"`,
+		"/stats":                   `class="lang-switch" href="/en/stats"`,
+		"/en/docs/api":             `class="lang-switch" href="/docs/api"`,
+		"/vocab":                   `class="lang-switch" href="/en/vocab"`,
+		"/en/topics/dns-network":   `<link rel="alternate" hreflang="ko" href="` + base + `/topics/dns-network">`,
+		"/topics/dns-network":      `<link rel="alternate" hreflang="en" href="` + base + `/en/topics/dns-network">`,
+		"/cases/IL-0049":           `<link rel="canonical" href="` + base + `/cases/IL-0049">`,
+		"/en/cases?component=etcd": `<link rel="alternate" hreflang="x-default" href="` + base + `/cases?component=etcd">`,
+	} {
+		r := get(t, mux, path)
+		if !strings.Contains(r.body, want) {
+			t.Errorf("%s lacks %s", path, want)
+		}
+	}
+}
+
+func TestNewRejectsBadBaseURL(t *testing.T) {
+	t.Parallel()
+	ix := sharedIndex(t)
+	for _, bad := range []string{"incidents.example.org", "ftp://x", "http://"} {
+		if _, err := web.New(ix, web.Options{BaseURL: bad}); err == nil {
+			t.Errorf("New accepted base URL %q", bad)
+		}
+	}
+	if _, err := web.New(nil, web.Options{}); err == nil {
+		t.Error("New accepted a nil index")
+	}
+	s, err := web.New(ix, web.Options{BaseURL: "https://x.example/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	s.Install(mux)
+	if r := get(t, mux, "/docs/api"); !strings.Contains(r.body, "https://x.example/mcp") || strings.Contains(r.body, "https://x.example//mcp") {
+		t.Error("the trailing slash of the base URL is not trimmed")
+	}
+	d, _ := web.New(ix, web.Options{})
+	mux = http.NewServeMux()
+	d.Install(mux)
+	if r := get(t, mux, "/docs/api"); !strings.Contains(r.body, web.DefaultBaseURL+"/mcp") {
+		t.Error("an empty base URL does not default to " + web.DefaultBaseURL)
+	}
+}
+
+// TestCrawl follows every internal link from both home pages, the way a
+// crawler would, and checks that each page answers 200, stays under the
+// size budget and carries the security header. List pages with queries are
+// requested but not followed, so the facet combinations do not explode.
+func TestCrawl(t *testing.T) {
+	t.Parallel()
+	mux := newMux(t, sharedIndex(t), web.Options{})
+	hrefRe := regexp.MustCompile(`(?:href|src)="([^"]+)"`)
+	seen := map[string]bool{"/": true, "/en/": true}
+	level := []string{"/", "/en/"}
+	pages := 0
+	// One level of the link graph at a time, fetched by several goroutines:
+	// the site must answer concurrent readers, and -race watches it do so.
+	for len(level) > 0 {
+		var mu sync.Mutex
+		var next []string
+		var wg sync.WaitGroup
+		sem := make(chan struct{}, 8)
+		for _, p := range level {
+			wg.Add(1)
+			sem <- struct{}{}
+			go func() {
+				defer wg.Done()
+				defer func() { <-sem }()
+				r := get(t, mux, p)
+				if r.code != 200 {
+					t.Errorf("GET %s = %d", p, r.code)
+					return
+				}
+				if !strings.HasPrefix(r.header.Get("Content-Type"), "text/html") {
+					return
+				}
+				lang := "ko"
+				if strings.HasPrefix(p, "/en/") {
+					lang = "en"
+				}
+				checkHTML(t, p, r, lang)
+				var found []string
+				if !strings.Contains(p, "?") {
+					for _, m := range hrefRe.FindAllStringSubmatch(r.body, -1) {
+						found = append(found, m[1])
+					}
+				}
+				mu.Lock()
+				pages++
+				next = append(next, found...)
+				mu.Unlock()
+			}()
+		}
+		wg.Wait()
+		level = nil
+		for _, u := range next {
+			u = strings.TrimPrefix(strings.ReplaceAll(u, "&amp;", "&"), base)
+			if !strings.HasPrefix(u, "/") || strings.HasPrefix(u, "//") {
+				continue // external
+			}
+			if i := strings.Index(u, "#"); i >= 0 {
+				u = u[:i]
+			}
+			// The API and MCP are other packages' routes.
+			if strings.HasPrefix(u, "/api/") || u == "/mcp" || u == "" || seen[u] {
+				continue
+			}
+			seen[u] = true
+			level = append(level, u)
+		}
+	}
+	if pages < 400 {
+		t.Errorf("the crawl reached only %d pages", pages)
+	}
+	t.Logf("crawled %d pages, %d addresses", pages, len(seen))
+}
