@@ -448,27 +448,31 @@ func decodeBody(r *http.Request, v any) error {
 	return nil
 }
 
-var errTooLarge = errors.New("too large")
+// errTooLarge is answered 413 (see statusOf).
+var errTooLarge = errors.New("the request body is too large")
 
-func (a *API) putCase(w http.ResponseWriter, r *http.Request) error {
+// writeTarget checks what every write needs: the token, the query
+// parameters the route allows, and a well-formed case id.
+func (a *API) writeTarget(r *http.Request, allowed ...string) (string, url.Values, error) {
 	if err := a.requireToken(r); err != nil {
-		return err
+		return "", nil, err
 	}
-	q, err := params(r, "private")
+	q, err := params(r, allowed...)
 	if err != nil {
-		return err
+		return "", nil, err
 	}
 	id, err := caseID(r)
+	return id, q, err
+}
+
+func (a *API) putCase(w http.ResponseWriter, r *http.Request) error {
+	id, q, err := a.writeTarget(r, "private")
 	if err != nil {
 		return err
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, MaxBody)
 	var c incidentlib.Case
 	if err := decodeBody(r, &c); err != nil {
-		if errors.Is(err, errTooLarge) {
-			WriteErrorCode(w, http.StatusRequestEntityTooLarge, "payload_too_large", fmt.Sprintf("the body is larger than %d bytes", MaxBody))
-			return nil
-		}
 		return err
 	}
 	if c.ID != id {
@@ -496,13 +500,7 @@ func (a *API) putCase(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *API) deleteCase(w http.ResponseWriter, r *http.Request) error {
-	if err := a.requireToken(r); err != nil {
-		return err
-	}
-	if _, err := params(r); err != nil {
-		return err
-	}
-	id, err := caseID(r)
+	id, _, err := a.writeTarget(r)
 	if err != nil {
 		return err
 	}
@@ -519,23 +517,13 @@ type ReviewRequest struct {
 }
 
 func (a *API) review(w http.ResponseWriter, r *http.Request) error {
-	if err := a.requireToken(r); err != nil {
-		return err
-	}
-	if _, err := params(r); err != nil {
-		return err
-	}
-	id, err := caseID(r)
+	id, _, err := a.writeTarget(r)
 	if err != nil {
 		return err
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
 	var req ReviewRequest
 	if err := decodeBody(r, &req); err != nil {
-		if errors.Is(err, errTooLarge) {
-			WriteErrorCode(w, http.StatusRequestEntityTooLarge, "payload_too_large", "the body is too large")
-			return nil
-		}
 		return err
 	}
 	c, err := a.lib.MarkReviewed(r.Context(), id, req.ReviewedBy, a.now())

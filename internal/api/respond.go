@@ -37,6 +37,7 @@ var statusOf = []struct {
 	{incidentlib.ErrConflict, http.StatusConflict, "conflict"},
 	{incidentlib.ErrUnauthorized, http.StatusUnauthorized, "unauthorized"},
 	{incidentlib.ErrUnavailable, http.StatusServiceUnavailable, "unavailable"},
+	{errTooLarge, http.StatusRequestEntityTooLarge, "payload_too_large"},
 }
 
 // WriteError answers with the JSON error for err. Unknown errors are logged
