@@ -15,9 +15,11 @@ import (
 
 	"github.com/incidentlib/incidentlib"
 	"github.com/incidentlib/incidentlib/internal/corpus"
+	"github.com/incidentlib/incidentlib/internal/kubegap/checks"
 	"github.com/incidentlib/incidentlib/internal/server"
 	"github.com/incidentlib/incidentlib/internal/store/postgres"
 	"github.com/incidentlib/incidentlib/internal/store/sqlite"
+	"github.com/incidentlib/incidentlib/internal/web"
 )
 
 func init() { commands = append(commands, serveCmd) }
@@ -63,6 +65,18 @@ var openStore = func(ctx context.Context, cfg server.Config) (incidentlib.Store,
 	return st, "sqlite:" + path, err
 }
 
+// checksFor lists, for a case id, the kubegap checks that cite the case, so
+// that case pages can point readers at the check for their own cluster.
+func checksFor() func(string) []web.CheckRef {
+	byCase := map[string][]web.CheckRef{}
+	for _, c := range checks.All() {
+		for _, id := range c.Cases {
+			byCase[id] = append(byCase[id], web.CheckRef{ID: c.ID, Severity: c.Severity.String(), Title: c.Title})
+		}
+	}
+	return func(id string) []web.CheckRef { return byCase[id] }
+}
+
 func serveCmd(e *env) *cobra.Command {
 	cfg := server.DefaultConfig()
 	cmd := &cobra.Command{
@@ -104,6 +118,7 @@ file holding it.`,
 			if cfg.BaseURL == "" {
 				cfg.BaseURL = "http://" + ln.Addr().String()
 			}
+			cfg.ChecksFor = checksFor()
 			srv, err := server.New(ctx, cfg, st, c, log)
 			if err != nil {
 				ln.Close()

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// build compiles kubegap once per test into a temporary folder.
+func build(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "kubegap")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// TestBinary runs the real binary: exit codes and the MCP server on stdio.
+func TestBinary(t *testing.T) {
+	bin := build(t)
+
+	cmd := exec.Command(bin, "scan", "-f", "../../internal/kubegap/checks/testdata/dns-few-replicas/fail.yaml", "-o", "json", "--checks", "dns-few-replicas")
+	out, err := cmd.Output()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+		t.Fatalf("want exit 1 for findings, got %v", err)
+	}
+	var r struct{ Findings []map[string]any }
+	if err := json.Unmarshal(out, &r); err != nil || len(r.Findings) != 1 {
+		t.Fatalf("report %s (%v)", out, err)
+	}
+
+	bad := filepath.Join(t.TempDir(), "bad.yaml")
+	os.WriteFile(bad, []byte("kind: [\n"), 0o644)
+	cmd = exec.Command(bin, "scan", "-f", bad)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	err = cmd.Run()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(stderr.String(), bad+":") {
+		t.Fatalf("malformed YAML: %v, stderr %q", err, stderr.String())
+	}
+
+	// MCP over stdio, as Claude Code and Codex start it.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	client := mcp.NewClient(&mcp.Implementation{Name: "test"}, nil)
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: exec.Command(bin, "mcp")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil || len(tools.Tools) != 4 {
+		t.Fatalf("tools: %v %v", tools, err)
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "get_incident", Arguments: map[string]any{"id": "IL-0313"}})
+	if err != nil || res.IsError {
+		t.Fatalf("get_incident: %v %+v", err, res)
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	if !strings.Contains(string(b), "Zalando") || !strings.Contains(string(b), "dns-memory-limit") {
+		t.Errorf("get_incident answer: %s", b)
+	}
+}

@@ -1,0 +1,268 @@
+package checks
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/internal/kubegap/inventory"
+)
+
+// CoreDNS's own sizing guide: MB = (pods + services) / 1000 + 54 for the
+// kubernetes plugin, and about 2 kB for every concurrent forwarded query.
+const (
+	corednsBaseMiB     = 54
+	bytesPerConcurrent = 2 << 10
+)
+
+// forwardConcurrency reads a Corefile: the sum of max_concurrent over its
+// forward blocks, and whether some forward (or the older proxy) has none,
+// which leaves upstream concurrency unbounded.
+func forwardConcurrency(corefile string) (total int, unbounded bool, forwards int) {
+	lines := strings.Split(corefile, "\n")
+	for i := 0; i < len(lines); i++ {
+		f := fields(lines[i])
+		if len(f) == 0 || (f[0] != "forward" && f[0] != "proxy") {
+			continue
+		}
+		forwards++
+		limit := 0
+		if strings.Contains(lines[i], "{") {
+			depth := strings.Count(lines[i], "{") - strings.Count(lines[i], "}")
+			for i+1 < len(lines) && depth > 0 {
+				i++
+				g := fields(lines[i])
+				if len(g) >= 2 && g[0] == "max_concurrent" {
+					if n, err := strconv.Atoi(g[1]); err == nil && n > 0 {
+						limit = n
+					}
+				}
+				depth += strings.Count(lines[i], "{") - strings.Count(lines[i], "}")
+			}
+		}
+		if f[0] == "proxy" || limit == 0 {
+			unbounded = true
+		}
+		total += limit
+	}
+	return total, unbounded, forwards
+}
+
+func fields(line string) []string {
+	if i := strings.Index(line, "#"); i >= 0 {
+		line = line[:i]
+	}
+	return strings.Fields(strings.NewReplacer("{", " ", "}", " ").Replace(line))
+}
+
+// corefileFor finds the Corefile a DNS workload mounts.
+func corefileFor(inv *inventory.Inventory, w workload) (string, bool) {
+	for _, v := range w.Template.Spec.Volumes {
+		if v.ConfigMap == nil {
+			continue
+		}
+		for _, cm := range inv.ConfigMaps {
+			if cm.Namespace == w.Ref.Namespace && cm.Name == v.ConfigMap.Name {
+				if s, ok := cm.Data["Corefile"]; ok {
+					return s, true
+				}
+			}
+		}
+	}
+	return "", false
+}
+
+func dnsContainer(w workload) *corev1.Container {
+	for i := range w.Template.Spec.Containers {
+		c := &w.Template.Spec.Containers[i]
+		if imageIs(c.Image, "coredns", "k8s-dns-node-cache", "dns-node-cache") || c.Name == "coredns" || c.Name == "node-cache" {
+			return c
+		}
+	}
+	return nil
+}
+
+func init() {
+	c := &Check{
+		ID:       "dns-memory-limit",
+		Severity: High,
+		Title: incidentlib.Text{
+			EN: "Cluster DNS memory limit too small for its query concurrency",
+			KO: "클러스터 DNS의 메모리 제한이 동시 질의 수에 비해 너무 작음",
+		},
+		Remediation: incidentlib.Text{
+			EN: "Bound upstream concurrency with max_concurrent in every forward block, and give CoreDNS (and node-local-dns) a memory limit of at least 54 MiB + (pods + services)/1000 MiB + max_concurrent × 2 KiB, with room to spare; raise it before a query spike does it for you. Consider a node-local DNS cache so one application's burst stays on its node.",
+			KO: "모든 forward 블록에 max_concurrent로 업스트림 동시 질의 수를 제한하고, CoreDNS(와 node-local-dns)의 메모리 제한을 최소 54 MiB + (파드 + 서비스)/1000 MiB + max_concurrent × 2 KiB 이상으로, 여유를 두고 잡으세요. 질의 폭증이 닥치기 전에 올려 두어야 합니다. 한 애플리케이션의 폭증이 그 노드에만 머물도록 노드 로컬 DNS 캐시도 고려하세요.",
+		},
+		LooksAt: incidentlib.Text{
+			EN: "The CoreDNS / kube-dns Deployment and node-local-dns DaemonSet, their container memory limits, and the Corefile in the ConfigMap they mount (kube-system). A memory limit with a forward (or proxy) block that has no max_concurrent is reported: memory then grows with the query rate until every replica, sharing the same load, is OOM-killed at the same moment. With max_concurrent set, the limit is compared with CoreDNS's sizing guide: 54 MiB + (pods + services)/1000 MiB for CoreDNS, plus 2 KiB per concurrent query.",
+			KO: "CoreDNS / kube-dns Deployment와 node-local-dns DaemonSet, 그 컨테이너의 메모리 제한, 그리고 마운트한 ConfigMap(kube-system)의 Corefile을 봅니다. 메모리 제한이 있는데 forward(또는 proxy) 블록에 max_concurrent가 없으면 보고합니다. 그러면 메모리가 질의량을 따라 늘어나, 같은 부하를 나눠 받는 모든 복제본이 같은 순간에 OOM으로 죽습니다. max_concurrent가 있으면 CoreDNS 크기 산정 지침(CoreDNS는 54 MiB + (파드 + 서비스)/1000 MiB, 여기에 동시 질의당 2 KiB)과 제한을 비교합니다.",
+		},
+		CannotSee: incidentlib.Text{
+			EN: "Actual query rates, cache size and plugin mix (autopath, large caches and many zones need more memory); the memory used per query by other resolvers; a Corefile kept somewhere other than a kube-system ConfigMap. Pod counts are estimated from the workloads when pods were not counted.",
+			KO: "실제 질의량, 캐시 크기와 플러그인 구성(autopath, 큰 캐시, 많은 존은 메모리를 더 씁니다), 다른 리졸버의 질의당 메모리, kube-system ConfigMap이 아닌 곳에 둔 Corefile은 보지 못합니다. 파드 수를 세지 않았을 때는 워크로드에서 추정합니다.",
+		},
+		Kinds: []inventory.Kind{inventory.Deployment, inventory.DaemonSet, inventory.ConfigMap, inventory.Service},
+		Cases: []string{"IL-0313"},
+	}
+	c.Run = func(inv *inventory.Inventory) []Finding {
+		var out []Finding
+		targets := append(clusterDNS(inv), nodeLocalDNS(inv)...)
+		for _, w := range targets {
+			ctr := dnsContainer(w)
+			if ctr == nil {
+				continue
+			}
+			lim, ok := memLimit(ctr)
+			if !ok {
+				continue
+			}
+			limit := lim.Value()
+			corefile, haveCF := corefileFor(inv, w)
+			conc, unbounded, forwards := forwardConcurrency(corefile)
+			if haveCF && forwards > 0 && unbounded {
+				out = append(out, c.finding(0, w.Ref,
+					fmt.Sprintf("container %s has a %s memory limit but its Corefile forwards without max_concurrent: a query spike grows memory until every replica is OOM-killed at once", ctr.Name, mib(limit)),
+					fmt.Sprintf("컨테이너 %s의 메모리 제한은 %s인데 Corefile의 forward에 max_concurrent가 없습니다. 질의가 폭증하면 메모리가 늘어 모든 복제본이 한꺼번에 OOM으로 죽습니다", ctr.Name, mib(limit))))
+				continue
+			}
+			need := int64(conc) * bytesPerConcurrent
+			if w.Ref.Kind == "Deployment" {
+				need += (corednsBaseMiB + int64(estimatedPods(inv)+len(inv.Services))/1000) << 20
+			} else {
+				need += corednsBaseMiB << 20
+			}
+			if limit < need {
+				out = append(out, c.finding(0, w.Ref,
+					fmt.Sprintf("container %s has a %s memory limit; CoreDNS's sizing guide asks for at least %s here (max_concurrent %d, about %d pods and %d services)", ctr.Name, mib(limit), mib(need), conc, estimatedPods(inv), len(inv.Services)),
+					fmt.Sprintf("컨테이너 %s의 메모리 제한은 %s입니다. CoreDNS 크기 산정 지침으로는 여기서 최소 %s가 필요합니다(max_concurrent %d, 파드 약 %d개, 서비스 %d개)", ctr.Name, mib(limit), mib(need), conc, estimatedPods(inv), len(inv.Services))))
+			}
+		}
+		return out
+	}
+	register(c)
+
+	a := &Check{
+		ID:       "dns-autoscaler-conntrack",
+		Severity: Medium,
+		Title: incidentlib.Text{
+			EN: "CoreDNS autoscaler can remove DNS endpoints while kube-proxy keeps UDP conntrack entries and no node-local DNS cache runs",
+			KO: "kube-proxy가 UDP conntrack 항목을 유지하고 노드 로컬 DNS 캐시가 없는데 CoreDNS 오토스케일러가 DNS 엔드포인트를 없앨 수 있음",
+		},
+		Remediation: incidentlib.Text{
+			EN: "Run a node-local DNS cache (NodeLocal DNSCache), which talks to CoreDNS over TCP and keeps pods' UDP DNS traffic off kube-proxy's conntrack path; or stop the autoscaler from scaling CoreDNS down (a fixed floor, or no autoscaler), and watch kube-proxy logs for failed conntrack deletions.",
+			KO: "노드 로컬 DNS 캐시(NodeLocal DNSCache)를 운영하세요. CoreDNS와 TCP로 통신하고 파드의 UDP DNS 트래픽을 kube-proxy conntrack 경로에서 빼 줍니다. 아니면 오토스케일러가 CoreDNS를 축소하지 못하게 하고(고정 하한 또는 오토스케일러 제거), kube-proxy 로그에서 conntrack 삭제 실패를 감시하세요.",
+		},
+		LooksAt: incidentlib.Text{
+			EN: "A cluster-proportional-autoscaler Deployment or a HorizontalPodAutoscaler that targets the CoreDNS / kube-dns Deployment, a kube-proxy DaemonSet, and whether a node-local-dns DaemonSet runs. All three conditions together are reported on the autoscaler: each scale-down removes a DNS endpoint, and if kube-proxy fails to clear the UDP conntrack entries for it, part of the cluster's DNS queries keep going to a pod that no longer exists.",
+			KO: "CoreDNS / kube-dns Deployment를 대상으로 하는 cluster-proportional-autoscaler Deployment나 HorizontalPodAutoscaler, kube-proxy DaemonSet, 그리고 node-local-dns DaemonSet이 도는지를 봅니다. 세 조건이 함께 있으면 오토스케일러에 보고합니다. 축소할 때마다 DNS 엔드포인트가 사라지고, kube-proxy가 그에 대한 UDP conntrack 항목을 지우지 못하면 클러스터 DNS 질의 일부가 이미 없는 파드로 계속 갑니다.",
+		},
+		CannotSee: incidentlib.Text{
+			EN: "kube-proxy's mode and version (newer versions clear stale UDP entries more reliably), replacements for kube-proxy (Cilium, eBPF dataplanes) that run under another name, the autoscaler's actual min/max parameters kept in its ConfigMap, and DNS caches inside applications.",
+			KO: "kube-proxy의 모드와 버전(새 버전일수록 오래된 UDP 항목을 더 확실히 지웁니다), 다른 이름으로 도는 kube-proxy 대체재(Cilium, eBPF 데이터플레인), ConfigMap에 있는 오토스케일러의 실제 최소/최대 값, 애플리케이션 안의 DNS 캐시는 보지 못합니다.",
+		},
+		Kinds: []inventory.Kind{inventory.Deployment, inventory.DaemonSet, inventory.HPA},
+		Cases: []string{"IL-0049"},
+	}
+	a.Run = func(inv *inventory.Inventory) []Finding {
+		if len(nodeLocalDNS(inv)) > 0 || !runsKubeProxy(inv) {
+			return nil
+		}
+		dns := map[string]bool{}
+		for _, w := range clusterDNS(inv) {
+			dns[w.Ref.Name] = true
+		}
+		if len(dns) == 0 {
+			return nil
+		}
+		var out []Finding
+		for _, d := range inv.Deployments {
+			for _, ctr := range d.Spec.Template.Spec.Containers {
+				if !imageIs(ctr.Image, "cluster-proportional-autoscaler", "cluster-proportional-autoscaler-amd64") {
+					continue
+				}
+				args := strings.Join(append(append([]string{}, ctr.Command...), ctr.Args...), " ")
+				for name := range dns {
+					if strings.Contains(args, "--target=deployment/"+name) || strings.Contains(args, "--target=Deployment/"+name) {
+						out = append(out, a.finding(0, ref("Deployment", d.Namespace, d.Name),
+							fmt.Sprintf("scales Deployment %s, kube-proxy runs and no node-local DNS cache does: a scale-down whose UDP conntrack entries kube-proxy fails to clear sends DNS queries to a removed pod", name),
+							fmt.Sprintf("Deployment %s를 스케일링하는데 kube-proxy는 돌고 노드 로컬 DNS 캐시는 없습니다. 축소 뒤 kube-proxy가 UDP conntrack 항목을 지우지 못하면 DNS 질의가 없어진 파드로 갑니다", name)))
+					}
+				}
+			}
+		}
+		for _, h := range inv.HPAs {
+			t := h.Spec.ScaleTargetRef
+			if h.Namespace == "kube-system" && t.Kind == "Deployment" && dns[t.Name] {
+				out = append(out, a.finding(0, ref("HorizontalPodAutoscaler", h.Namespace, h.Name),
+					fmt.Sprintf("scales Deployment %s, kube-proxy runs and no node-local DNS cache does: a scale-down whose UDP conntrack entries kube-proxy fails to clear sends DNS queries to a removed pod", t.Name),
+					fmt.Sprintf("Deployment %s를 스케일링하는데 kube-proxy는 돌고 노드 로컬 DNS 캐시는 없습니다. 축소 뒤 kube-proxy가 UDP conntrack 항목을 지우지 못하면 DNS 질의가 없어진 파드로 갑니다", t.Name)))
+			}
+		}
+		return out
+	}
+	register(a)
+
+	r := &Check{
+		ID:       "dns-few-replicas",
+		Severity: High,
+		Title: incidentlib.Text{
+			EN: "Cluster DNS runs too few replicas to lose one",
+			KO: "클러스터 DNS 복제본이 너무 적어 하나를 잃으면 버티지 못함",
+		},
+		Remediation: incidentlib.Text{
+			EN: "Run at least three CoreDNS replicas (more on large clusters, e.g. scaled with the node count), spread over nodes and zones, each sized for its share of the load after losing one, not for the average.",
+			KO: "CoreDNS 복제본을 최소 세 개 이상(큰 클러스터에서는 노드 수에 맞춰 더) 노드와 존에 나눠 두고, 평균 부하가 아니라 하나를 잃은 뒤 떠안을 몫에 맞춰 자원을 주세요.",
+		},
+		LooksAt: incidentlib.Text{
+			EN: "The replica count of the CoreDNS / kube-dns Deployment in kube-system, or the minimum of a HorizontalPodAutoscaler that targets it. One replica is reported as high: losing its node is a cluster-wide DNS outage. Two are reported as medium: losing one doubles the load on the other at once.",
+			KO: "kube-system의 CoreDNS / kube-dns Deployment 복제본 수, 또는 이를 대상으로 하는 HorizontalPodAutoscaler의 최솟값을 봅니다. 복제본 하나는 높음으로 보고합니다. 그 노드를 잃으면 클러스터 전체 DNS가 멈춥니다. 둘은 중간으로 보고합니다. 하나를 잃으면 남은 하나의 부하가 즉시 두 배가 됩니다.",
+		},
+		CannotSee: incidentlib.Text{
+			EN: "Whether the replicas have headroom for the load they take over (in the cited case three times the average was not enough), DNS served by something other than CoreDNS/kube-dns, and replica floors set by a cluster-proportional-autoscaler's ConfigMap.",
+			KO: "복제본들이 넘겨받을 부하를 감당할 여유가 있는지(인용한 사례에서는 평균의 세 배도 모자랐습니다), CoreDNS/kube-dns가 아닌 DNS, cluster-proportional-autoscaler ConfigMap에 둔 복제본 하한은 보지 못합니다.",
+		},
+		Kinds: []inventory.Kind{inventory.Deployment, inventory.HPA},
+		Cases: []string{"IL-0357"},
+	}
+	r.Run = func(inv *inventory.Inventory) []Finding {
+		var out []Finding
+		for _, w := range clusterDNS(inv) {
+			n := w.Replicas
+			for _, h := range inv.HPAs {
+				if h.Namespace == w.Ref.Namespace && h.Spec.ScaleTargetRef.Kind == "Deployment" && h.Spec.ScaleTargetRef.Name == w.Ref.Name {
+					n = replicas(h.Spec.MinReplicas)
+				}
+			}
+			switch {
+			case n < 2:
+				out = append(out, r.finding(High, w.Ref,
+					fmt.Sprintf("runs %d %s: losing its node takes DNS away from the whole cluster", n, plural(n, "replica", "replicas")),
+					fmt.Sprintf("복제본이 %d개입니다. 그 노드를 잃으면 클러스터 전체의 DNS가 사라집니다", n)))
+			case n == 2:
+				out = append(out, r.finding(Medium, w.Ref,
+					"runs 2 replicas: losing one during node maintenance doubles the load on the other at once",
+					"복제본이 2개입니다. 노드 유지보수 중 하나를 잃으면 남은 하나의 부하가 즉시 두 배가 됩니다"))
+			}
+		}
+		return out
+	}
+	register(r)
+}
+
+func runsKubeProxy(inv *inventory.Inventory) bool {
+	for _, d := range inv.DaemonSets {
+		if d.Name == "kube-proxy" {
+			return true
+		}
+		for _, c := range d.Spec.Template.Spec.Containers {
+			if imageIs(c.Image, "kube-proxy") {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,317 @@
+package checks
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/internal/kubegap/inventory"
+)
+
+func diskCapacity(n *corev1.Node) int64 {
+	q, ok := n.Status.Capacity[corev1.ResourceEphemeralStorage]
+	if !ok {
+		return 0
+	}
+	return q.Value()
+}
+
+func init() {
+	d := &Check{
+		ID:       "node-disk-full-of-images",
+		Severity: High,
+		Title: incidentlib.Text{
+			EN: "Node disk is small for the images it holds",
+			KO: "노드 디스크가 보유한 이미지에 비해 작음",
+		},
+		Remediation: incidentlib.Text{
+			EN: "Give nodes root (ephemeral-storage) disks sized for the largest set of images a node runs plus logs and emptyDir, compare disk size across node groups when infrastructure modules change, and alert on root volume use and on kubelet image garbage-collection failures.",
+			KO: "노드가 실행하는 가장 큰 이미지 묶음과 로그, emptyDir까지 담을 수 있는 크기로 루트(ephemeral-storage) 디스크를 주고, 인프라 모듈을 바꿀 때는 노드 그룹 간 디스크 크기를 비교하며, 루트 볼륨 사용량과 kubelet 이미지 가비지 컬렉션 실패에 알림을 거세요.",
+		},
+		LooksAt: incidentlib.Text{
+			EN: "Each Node's ephemeral-storage capacity and the sizes of the images it reports in status.images. Images filling half the disk are reported as medium, 85% (the kubelet's default image garbage-collection threshold) as high: pulls then fail with \"no space left on device\", and images in use cannot be collected.",
+			KO: "각 Node의 ephemeral-storage 용량과 status.images에 보고된 이미지 크기를 봅니다. 이미지가 디스크의 절반을 채우면 중간, 85%(kubelet 기본 이미지 가비지 컬렉션 임계값)면 높음으로 보고합니다. 그러면 이미지 풀이 \"no space left on device\"로 실패하고, 사용 중인 이미지는 지울 수 없습니다.",
+		},
+		CannotSee: incidentlib.Text{
+			EN: "Logs, emptyDir volumes and container writable layers on the same disk; images beyond the 50 the kubelet lists by default; a separate image filesystem (imagefs) when the runtime uses one.",
+			KO: "같은 디스크의 로그, emptyDir 볼륨, 컨테이너 쓰기 레이어, kubelet이 기본으로 나열하는 50개를 넘는 이미지, 런타임이 별도 이미지 파일시스템(imagefs)을 쓸 때의 그 디스크는 보지 못합니다.",
+		},
+		Kinds:       []inventory.Kind{inventory.Node},
+		NeedObjects: []inventory.Kind{inventory.Node},
+		Cases:       []string{"IL-0019", "IL-0305"},
+	}
+	d.Run = func(inv *inventory.Inventory) []Finding {
+		var out []Finding
+		for _, n := range inv.Nodes {
+			capacity := diskCapacity(n)
+			if capacity <= 0 {
+				continue
+			}
+			var images int64
+			for _, img := range n.Status.Images {
+				images += img.SizeBytes
+			}
+			share := float64(images) / float64(capacity)
+			var sev Severity
+			switch {
+			case share >= 0.85:
+				sev = High
+			case share >= 0.5:
+				sev = Medium
+			default:
+				continue
+			}
+			out = append(out, d.finding(sev, ref("Node", "", n.Name),
+				fmt.Sprintf("holds %.1f GiB of images on a %.1f GiB disk (%.0f%%)", gib(images), gib(capacity), share*100),
+				fmt.Sprintf("%.1f GiB 디스크에 이미지가 %.1f GiB 있습니다(%.0f%%)", gib(capacity), gib(images), share*100)))
+		}
+		return out
+	}
+	register(d)
+
+	p := &Check{
+		ID:       "node-disk-smaller-than-peers",
+		Severity: Medium,
+		Title: incidentlib.Text{
+			EN: "Node disk much smaller than the rest of the cluster's",
+			KO: "노드 디스크가 클러스터의 다른 노드보다 훨씬 작음",
+		},
+		Remediation: incidentlib.Text{
+			EN: "Find what changed the node's disk size (launch template, node pool, infrastructure module version), restore the size before moving workloads onto those nodes, and add a drift test that flags plans changing node disk size.",
+			KO: "노드 디스크 크기를 바꾼 것(시작 템플릿, 노드 풀, 인프라 모듈 버전)을 찾아 워크로드를 옮기기 전에 크기를 되돌리고, 노드 디스크 크기를 바꾸는 계획을 잡아내는 드리프트 테스트를 추가하세요.",
+		},
+		LooksAt: incidentlib.Text{
+			EN: "The ephemeral-storage capacity of every Node. With three or more nodes, a node whose disk is less than half the median is reported: a new node group built with a smaller disk takes the same images as the old one and runs out.",
+			KO: "모든 Node의 ephemeral-storage 용량을 봅니다. 노드가 셋 이상일 때 디스크가 중앙값의 절반보다 작은 노드를 보고합니다. 더 작은 디스크로 만든 새 노드 그룹은 기존 노드와 같은 이미지를 받다가 공간이 모자랍니다.",
+		},
+		CannotSee: incidentlib.Text{
+			EN: "Whether the smaller nodes are meant for lighter workloads (taints and node selectors are not compared), and disks other than the kubelet's root filesystem.",
+			KO: "작은 노드가 가벼운 워크로드용으로 의도된 것인지(테인트와 노드 셀렉터는 비교하지 않음), kubelet 루트 파일시스템 이외의 디스크는 보지 못합니다.",
+		},
+		Kinds:       []inventory.Kind{inventory.Node},
+		NeedObjects: []inventory.Kind{inventory.Node},
+		Cases:       []string{"IL-0019"},
+	}
+	p.Run = func(inv *inventory.Inventory) []Finding {
+		var sizes []int64
+		for _, n := range inv.Nodes {
+			if c := diskCapacity(n); c > 0 {
+				sizes = append(sizes, c)
+			}
+		}
+		if len(sizes) < 3 {
+			return nil
+		}
+		sort.Slice(sizes, func(i, j int) bool { return sizes[i] < sizes[j] })
+		median := sizes[len(sizes)/2]
+		var out []Finding
+		for _, n := range inv.Nodes {
+			c := diskCapacity(n)
+			if c <= 0 || c*2 >= median {
+				continue
+			}
+			out = append(out, p.finding(0, ref("Node", "", n.Name),
+				fmt.Sprintf("has a %.1f GiB disk where the cluster's median is %.1f GiB", gib(c), gib(median)),
+				fmt.Sprintf("디스크가 %.1f GiB인데 클러스터 중앙값은 %.1f GiB입니다", gib(c), gib(median))))
+		}
+		return out
+	}
+	register(p)
+
+	k := &Check{
+		ID:       "cpu-limit-cfs-bug-kernel",
+		Severity: Medium,
+		Title: incidentlib.Text{
+			EN: "CPU limits on nodes whose kernel has the CFS quota throttling bug",
+			KO: "CFS 쿼터 스로틀링 버그가 있는 커널의 노드에서 CPU 제한 사용",
+		},
+		Remediation: incidentlib.Text{
+			EN: "Upgrade node kernels to a release with the CFS bandwidth fixes (5.4+, 4.19.84+, 4.14.154+, Ubuntu 4.15.0-67+, CentOS 7 3.10.0-1062.8.1+); until then remove CPU limits (keep requests) from latency-sensitive workloads, or disable CFS quota in the kubelet, and watch throttling metrics.",
+			KO: "노드 커널을 CFS 대역폭 수정이 들어간 릴리스(5.4+, 4.19.84+, 4.14.154+, Ubuntu 4.15.0-67+, CentOS 7 3.10.0-1062.8.1+)로 올리세요. 그때까지는 지연에 민감한 워크로드에서 CPU 제한을 빼고(요청은 유지) kubelet의 CFS 쿼터를 끄는 것도 방법이며, 스로틀링 지표를 지켜보세요.",
+		},
+		LooksAt: incidentlib.Text{
+			EN: "status.nodeInfo.kernelVersion of every Node, and the CPU limits in every workload's pod template. When some workload sets a CPU limit, each kernel version older than the fixed releases is reported once, on its first node: those kernels throttle multi-threaded containers far below their limit, which shows as stalls, failed probes and 5xx errors.",
+			KO: "모든 Node의 status.nodeInfo.kernelVersion과 모든 워크로드 파드 템플릿의 CPU 제한을 봅니다. 어떤 워크로드라도 CPU 제한을 두면, 수정된 릴리스보다 오래된 커널 버전마다 그 첫 노드에 한 번씩 보고합니다. 이런 커널은 멀티스레드 컨테이너를 제한보다 훨씬 낮게 스로틀링하며, 이는 멈춤, 프로브 실패, 5xx 오류로 나타납니다.",
+		},
+		CannotSee: incidentlib.Text{
+			EN: "Distribution kernels that carry the fix under an older version number other than the ones listed (it then over-reports), whether the limited pods run on the affected nodes, and throttling metrics.",
+			KO: "목록 밖의 배포판 커널이 더 낮은 버전 번호로 수정을 담고 있는 경우(이때는 과하게 보고합니다), 제한이 걸린 파드가 실제로 해당 노드에서 도는지, 스로틀링 지표는 보지 못합니다.",
+		},
+		Kinds:       []inventory.Kind{inventory.Node, inventory.Deployment, inventory.StatefulSet, inventory.DaemonSet, inventory.Job, inventory.CronJob},
+		NeedObjects: []inventory.Kind{inventory.Node},
+		Cases:       []string{"IL-0326"},
+	}
+	k.Run = func(inv *inventory.Inventory) []Finding {
+		limited := 0
+		for _, w := range workloads(inv) {
+			for _, c := range w.Template.Spec.Containers {
+				if q, ok := c.Resources.Limits[corev1.ResourceCPU]; ok && !q.IsZero() {
+					limited++
+					break
+				}
+			}
+		}
+		if limited == 0 {
+			return nil
+		}
+		type group struct {
+			first string
+			n     int
+		}
+		byKernel := map[string]*group{}
+		var order []string
+		for _, n := range inv.Nodes {
+			kv := n.Status.NodeInfo.KernelVersion
+			if kv == "" || !cfsBugKernel(kv) {
+				continue
+			}
+			g := byKernel[kv]
+			if g == nil {
+				g = &group{first: n.Name}
+				byKernel[kv] = g
+				order = append(order, kv)
+			}
+			g.n++
+		}
+		var out []Finding
+		for _, kv := range order {
+			g := byKernel[kv]
+			out = append(out, k.finding(0, ref("Node", "", g.first),
+				fmt.Sprintf("%d %s run kernel %s, which has the CFS quota throttling bug, and %d %s set CPU limits", g.n, plural(g.n, "node", "nodes"), kv, limited, plural(limited, "workload", "workloads")),
+				fmt.Sprintf("노드 %d개가 CFS 쿼터 스로틀링 버그가 있는 커널 %s을(를) 쓰고, 워크로드 %d개가 CPU 제한을 둡니다", g.n, kv, limited)))
+		}
+		return out
+	}
+	register(k)
+
+	m := &Check{
+		ID:       "master-node-label-selector",
+		Severity: High,
+		Title: incidentlib.Text{
+			EN: "Selector on the node-role.kubernetes.io/master label, removed in Kubernetes 1.24",
+			KO: "Kubernetes 1.24에서 사라진 node-role.kubernetes.io/master 레이블을 고르는 셀렉터",
+		},
+		Remediation: incidentlib.Text{
+			EN: "Select control-plane nodes with node-role.kubernetes.io/control-plane (and tolerate both taints during the move); check Calico BGPPeer nodeSelector/peerSelector and any configuration that lives only in the cluster before upgrading to 1.24 or later.",
+			KO: "컨트롤 플레인 노드는 node-role.kubernetes.io/control-plane으로 고르고(옮기는 동안은 두 테인트를 모두 허용), 1.24 이상으로 업그레이드하기 전에 Calico BGPPeer의 nodeSelector/peerSelector와 클러스터 안에만 있는 설정을 확인하세요.",
+		},
+		LooksAt: incidentlib.Text{
+			EN: "nodeSelector and required node affinity in Deployments, StatefulSets and DaemonSets, and the nodeSelector / peerSelector of Calico BGPPeers. A selector on node-role.kubernetes.io/master is reported; as high when no Node carries that label any more (it selects nothing), otherwise as medium.",
+			KO: "Deployment, StatefulSet, DaemonSet의 nodeSelector와 필수 노드 어피니티, 그리고 Calico BGPPeer의 nodeSelector / peerSelector를 봅니다. node-role.kubernetes.io/master를 고르는 셀렉터를 보고합니다. 그 레이블을 가진 Node가 더는 없으면(아무것도 고르지 못하면) 높음, 아니면 중간입니다.",
+		},
+		CannotSee: incidentlib.Text{
+			EN: "Configuration outside these objects (Calico BGPConfiguration, operators' own settings, scripts), and selectors written as preferred affinity.",
+			KO: "이 객체들 밖의 설정(Calico BGPConfiguration, 오퍼레이터 자체 설정, 스크립트)과 선호(preferred) 어피니티로 쓴 셀렉터는 보지 못합니다.",
+		},
+		Kinds: []inventory.Kind{inventory.Node, inventory.Deployment, inventory.StatefulSet, inventory.DaemonSet, inventory.BGPPeer},
+		Cases: []string{"IL-0351"},
+	}
+	m.Run = func(inv *inventory.Inventory) []Finding {
+		const label = "node-role.kubernetes.io/master"
+		labelled := 0
+		for _, n := range inv.Nodes {
+			if _, ok := n.Labels[label]; ok {
+				labelled++
+			}
+		}
+		sev, en, ko := Medium, "the label was removed from nodes in Kubernetes 1.24", "이 레이블은 Kubernetes 1.24에서 노드에서 제거되었습니다"
+		if len(inv.Nodes) > 0 && labelled == 0 {
+			sev, en, ko = High, "no node carries that label, so it selects nothing", "그 레이블을 가진 노드가 없어 아무것도 고르지 못합니다"
+		}
+		var out []Finding
+		for _, w := range workloads(inv) {
+			if w.Ref.Kind == "Job" || w.Ref.Kind == "CronJob" {
+				continue
+			}
+			if usesMasterLabel(w.Template, label) {
+				out = append(out, m.finding(sev, w.Ref,
+					fmt.Sprintf("schedules onto nodes by %s; %s", label, en),
+					fmt.Sprintf("%s로 노드를 고릅니다. %s", label, ko)))
+			}
+		}
+		for _, p := range inv.BGPPeers {
+			spec, _ := p.Object["spec"].(map[string]any)
+			for _, field := range []string{"nodeSelector", "peerSelector"} {
+				if s, _ := spec[field].(string); strings.Contains(s, label) {
+					out = append(out, m.finding(sev, ref("BGPPeer", p.GetNamespace(), p.GetName()),
+						fmt.Sprintf("%s uses %s; %s", field, label, en),
+						fmt.Sprintf("%s가 %s를 씁니다. %s", field, label, ko)))
+				}
+			}
+		}
+		return out
+	}
+	register(m)
+}
+
+func usesMasterLabel(t *corev1.PodTemplateSpec, label string) bool {
+	if _, ok := t.Spec.NodeSelector[label]; ok {
+		return true
+	}
+	a := t.Spec.Affinity
+	if a == nil || a.NodeAffinity == nil || a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
+		return false
+	}
+	for _, term := range a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
+		for _, e := range term.MatchExpressions {
+			if e.Key == label && e.Operator != corev1.NodeSelectorOpDoesNotExist && e.Operator != corev1.NodeSelectorOpNotIn {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+var kernelRE = regexp.MustCompile(`^(\d+)\.(\d+)(?:\.(\d+))?(?:-(\d+))?`)
+
+// cfsBugKernel reports whether a kernel version predates the CFS bandwidth
+// fixes (upstream de53fd7aedb1 and its stable backports).
+func cfsBugKernel(v string) bool {
+	m := kernelRE.FindStringSubmatch(v)
+	if m == nil {
+		return false
+	}
+	major, _ := strconv.Atoi(m[1])
+	minor, _ := strconv.Atoi(m[2])
+	patch, _ := strconv.Atoi(m[3])
+	abi, _ := strconv.Atoi(m[4])
+	switch {
+	case major > 5 || (major == 5 && minor >= 4):
+		return false
+	case major == 4 && minor == 19:
+		return patch < 84
+	case major == 4 && minor == 14:
+		return patch < 154
+	case major == 4 && minor == 15 && patch == 0 && m[4] != "":
+		return abi < 67 // Ubuntu's 4.15.0-N
+	case major == 3 && minor == 10 && patch == 0 && m[4] != "":
+		return !centosFixed(v)
+	}
+	return true
+}
+
+// centosFixed: CentOS 7 carries the fix from 3.10.0-1062.8.1.
+func centosFixed(v string) bool {
+	rest := strings.TrimPrefix(v, "3.10.0-")
+	parts := strings.SplitN(rest, ".", 4)
+	nums := make([]int, 3)
+	for i := 0; i < 3 && i < len(parts); i++ {
+		n, err := strconv.Atoi(parts[i])
+		if err != nil {
+			break
+		}
+		nums[i] = n
+	}
+	want := []int{1062, 8, 1}
+	for i := range want {
+		if nums[i] != want[i] {
+			return nums[i] > want[i]
+		}
+	}
+	return true
+}

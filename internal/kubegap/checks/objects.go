@@ -1,0 +1,136 @@
+package checks
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/internal/kubegap/inventory"
+)
+
+// authRequestPileUp is where dex's AuthRequests become a problem worth a
+// high finding: far above what logins in flight need.
+const authRequestPileUp = 10000
+
+func countText(c inventory.Count) string {
+	if c.AtLeast {
+		return fmt.Sprintf("at least %d", c.N)
+	}
+	return fmt.Sprint(c.N)
+}
+
+func countTextKO(c inventory.Count) string {
+	if c.AtLeast {
+		return fmt.Sprintf("최소 %d", c.N)
+	}
+	return fmt.Sprint(c.N)
+}
+
+func hasCRD(inv *inventory.Inventory, name string) bool {
+	for _, c := range inv.CRDs {
+		if c.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func init() {
+	d := &Check{
+		ID:       "dex-kubernetes-storage",
+		Severity: High,
+		Title: incidentlib.Text{
+			EN: "dex keeps its state as objects in the Kubernetes API",
+			KO: "dex가 상태를 Kubernetes API 객체로 저장함",
+		},
+		Remediation: incidentlib.Text{
+			EN: "Move dex to its own storage (a dedicated etcd, SQL database), shorten AuthRequest expiry, rate-limit the login endpoints, and keep controllers that reconcile everything (GitOps tools) away from dex's kinds. To clean up a pile, never delete the namespace: delete in small batches or move dex to a fresh namespace with sane settings.",
+			KO: "dex를 자체 저장소(전용 etcd, SQL 데이터베이스)로 옮기고, AuthRequest 만료를 줄이고, 로그인 엔드포인트에 속도 제한을 걸고, 모든 것을 조정하는 컨트롤러(GitOps 도구)가 dex 종류를 건드리지 않게 하세요. 쌓인 것을 치울 때 네임스페이스를 지우지 마세요. 작은 묶음으로 지우거나 정상 설정의 새 네임스페이스로 dex를 옮기세요.",
+		},
+		LooksAt: incidentlib.Text{
+			EN: "Whether the authrequests.dex.coreos.com CustomResourceDefinition exists (dex's kubernetes storage), and how many AuthRequest objects there are, counted with one metadata-only request. dex with kubernetes storage is reported as medium; 10,000 AuthRequests or more as high: every login attempt, hostile ones included, adds an object to etcd, and listing or deleting a pile that size overloads the API servers.",
+			KO: "authrequests.dex.coreos.com CustomResourceDefinition이 있는지(dex의 kubernetes 저장소)와 AuthRequest 객체가 몇 개인지를 메타데이터 전용 요청 한 번으로 셉니다. kubernetes 저장소를 쓰는 dex는 중간, AuthRequest가 10,000개 이상이면 높음으로 보고합니다. 적대적인 것을 포함해 로그인 시도마다 etcd에 객체가 하나씩 늘고, 그만큼 쌓인 것을 나열하거나 지우면 API 서버가 과부하됩니다.",
+		},
+		CannotSee: incidentlib.Text{
+			EN: "dex configured with etcd or SQL storage (its config is in a Secret, which kubegap never reads), other dex kinds (refresh tokens, offline sessions), and how fast the objects grow.",
+			KO: "etcd나 SQL 저장소로 설정한 dex(설정은 kubegap이 절대 읽지 않는 Secret에 있음), 다른 dex 종류(리프레시 토큰, 오프라인 세션), 객체가 늘어나는 속도는 보지 못합니다.",
+		},
+		Kinds: []inventory.Kind{inventory.CustomResourceDefinition, inventory.AuthRequest},
+		Cases: []string{"IL-0076", "IL-0302"},
+	}
+	d.Run = func(inv *inventory.Inventory) []Finding {
+		const crd = "authrequests.dex.coreos.com"
+		n := inv.Counts[inventory.AuthRequest]
+		if !hasCRD(inv, crd) && n.N == 0 {
+			return nil
+		}
+		r := ref("CustomResourceDefinition", "", crd)
+		if n.N >= authRequestPileUp {
+			return []Finding{d.finding(High, r,
+				fmt.Sprintf("%s AuthRequest objects are stored in the Kubernetes API: listing or deleting them can overload the API servers", countText(n)),
+				fmt.Sprintf("AuthRequest 객체 %s개가 Kubernetes API에 저장되어 있습니다. 이를 나열하거나 지우면 API 서버가 과부하될 수 있습니다", countTextKO(n)))}
+		}
+		return []Finding{d.finding(Medium, r,
+			fmt.Sprintf("dex stores its state in the Kubernetes API (%s AuthRequests now): login traffic, hostile included, creates objects without bound", countText(n)),
+			fmt.Sprintf("dex가 상태를 Kubernetes API에 저장합니다(현재 AuthRequest %s개). 적대적인 것을 포함한 로그인 트래픽이 객체를 끝없이 만듭니다", countTextKO(n)))}
+	}
+	register(d)
+
+	c := &Check{
+		ID:       "calico-ipam-gc",
+		Severity: Medium,
+		Title: incidentlib.Text{
+			EN: "Calico IPAM handles are not garbage-collected",
+			KO: "Calico IPAM 핸들이 가비지 컬렉션되지 않음",
+		},
+		Remediation: incidentlib.Text{
+			EN: "Enable the node controller in calico-kube-controllers (ENABLED_CONTROLLERS includes node), which releases IPAM handles of deleted pods and nodes; clean stale handles with calicoctl ipam check / release; compact the datastore afterwards.",
+			KO: "calico-kube-controllers에서 node 컨트롤러를 켜세요(ENABLED_CONTROLLERS에 node 포함). 삭제된 파드와 노드의 IPAM 핸들을 풀어 줍니다. 오래된 핸들은 calicoctl ipam check / release로 정리하고, 그 뒤 데이터 저장소를 압축하세요.",
+		},
+		LooksAt: incidentlib.Text{
+			EN: "The calico-kube-controllers Deployment's ENABLED_CONTROLLERS setting, and the number of IPAMHandle objects (one metadata-only request) against the pods and nodes there are. Controllers without node, or more than twice as many handles as pods and nodes together (and over 1,000), are reported: stale handles pile up in the datastore until snapshots and lists of it stall the API server.",
+			KO: "calico-kube-controllers Deployment의 ENABLED_CONTROLLERS 설정과, 파드와 노드 수에 견준 IPAMHandle 객체 수(메타데이터 전용 요청 한 번)를 봅니다. node가 없는 컨트롤러 설정이나, 파드와 노드를 합친 것의 두 배(그리고 1,000개)를 넘는 핸들을 보고합니다. 오래된 핸들이 데이터 저장소에 쌓여, 그 스냅샷과 목록이 API 서버를 멈추게 합니다.",
+		},
+		CannotSee: incidentlib.Text{
+			EN: "Calico installed by the Tigera operator (its settings live in a KubeControllersConfiguration), the etcd datastore mode, and the size of the datastore itself. Pod counts are estimated from workloads when pods were not counted.",
+			KO: "Tigera 오퍼레이터로 설치한 Calico(설정은 KubeControllersConfiguration에 있음), etcd 데이터 저장소 모드, 데이터 저장소 자체의 크기는 보지 못합니다. 파드 수를 세지 않았을 때는 워크로드에서 추정합니다.",
+		},
+		Kinds: []inventory.Kind{inventory.Deployment, inventory.IPAMHandle, inventory.Node, inventory.StatefulSet, inventory.DaemonSet},
+		Cases: []string{"IL-0304"},
+	}
+	c.Run = func(inv *inventory.Inventory) []Finding {
+		var out []Finding
+		for _, d := range inv.Deployments {
+			for _, ctr := range d.Spec.Template.Spec.Containers {
+				if !imageIs(ctr.Image, "kube-controllers") && d.Name != "calico-kube-controllers" {
+					continue
+				}
+				for _, e := range ctr.Env {
+					if e.Name != "ENABLED_CONTROLLERS" || e.ValueFrom != nil {
+						continue
+					}
+					has := false
+					for _, x := range strings.Split(e.Value, ",") {
+						if strings.TrimSpace(x) == "node" {
+							has = true
+						}
+					}
+					if !has {
+						out = append(out, c.finding(0, ref("Deployment", d.Namespace, d.Name),
+							fmt.Sprintf("ENABLED_CONTROLLERS=%q leaves out the node controller, which garbage-collects IPAM handles", e.Value),
+							fmt.Sprintf("ENABLED_CONTROLLERS=%q에 IPAM 핸들을 가비지 컬렉션하는 node 컨트롤러가 빠져 있습니다", e.Value)))
+					}
+				}
+			}
+		}
+		h := inv.Counts[inventory.IPAMHandle]
+		live := estimatedPods(inv) + len(inv.Nodes)
+		if h.N > 1000 && h.N > 2*live {
+			out = append(out, c.finding(0, ref("CustomResourceDefinition", "", "ipamhandles.crd.projectcalico.org"),
+				fmt.Sprintf("%s IPAM handles for about %d pods and nodes: stale handles are piling up", countText(h), live),
+				fmt.Sprintf("파드와 노드 약 %d개에 IPAM 핸들이 %s개 있습니다. 오래된 핸들이 쌓이고 있습니다", live, countTextKO(h))))
+		}
+		return out
+	}
+	register(c)
+}

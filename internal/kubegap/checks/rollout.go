@@ -1,0 +1,311 @@
+package checks
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/internal/kubegap/inventory"
+)
+
+func init() {
+	s := &Check{
+		ID:       "service-selector-extra-label",
+		Severity: High,
+		Title: incidentlib.Text{
+			EN: "Service selector requires a label its workload's selector does not guarantee",
+			KO: "Service 셀렉터가 워크로드 셀렉터가 보장하지 않는 레이블을 요구함",
+		},
+		Remediation: incidentlib.Text{
+			EN: "Make the Service select on labels the workload's own selector already requires (usually the same selector labels); keep labels that mark other memberships (gossip rings, versions, experiments) on pods only. If the label is new, add it to every running pod first, or roll out before changing the Service.",
+			KO: "Service는 워크로드 자체 셀렉터가 이미 요구하는 레이블(보통 같은 셀렉터 레이블)로 고르게 하세요. 다른 소속(gossip 링, 버전, 실험)을 표시하는 레이블은 파드에만 두세요. 새 레이블이라면 실행 중인 모든 파드에 먼저 붙이거나, 롤아웃을 마친 뒤 Service를 바꾸세요.",
+		},
+		LooksAt: incidentlib.Text{
+			EN: "Each Service's selector and the Deployments, StatefulSets and DaemonSets in its namespace whose pod template it matches. When the Service requires a label (key and value) that the workload's own selector does not, only pods created from a template carrying that label receive traffic: during the rollout that introduces it, the few new pods take all of it.",
+			KO: "각 Service의 셀렉터와, 같은 네임스페이스에서 그 셀렉터가 파드 템플릿과 일치하는 Deployment, StatefulSet, DaemonSet을 봅니다. Service가 워크로드 자체 셀렉터에 없는 레이블(키와 값)을 요구하면, 그 레이블을 가진 템플릿으로 만든 파드만 트래픽을 받습니다. 그 레이블을 도입하는 롤아웃 동안에는 몇 안 되는 새 파드가 트래픽을 모두 받습니다.",
+		},
+		CannotSee: incidentlib.Text{
+			EN: "Labels running pods actually carry (a label that every pod already has is harmless), Services meant to pick a subset on purpose by a label the template also sets, and selectors built by other controllers (service meshes, Gateway API).",
+			KO: "실행 중인 파드가 실제로 가진 레이블(모든 파드가 이미 가진 레이블이면 문제없음), 템플릿에도 있는 레이블로 일부러 일부만 고르는 Service, 다른 컨트롤러(서비스 메시, Gateway API)가 만드는 셀렉터는 보지 못합니다.",
+		},
+		Kinds: []inventory.Kind{inventory.Service, inventory.Deployment, inventory.StatefulSet, inventory.DaemonSet},
+		Cases: []string{"IL-0191"},
+	}
+	s.Run = func(inv *inventory.Inventory) []Finding {
+		var out []Finding
+		ws := workloads(inv)
+		for _, svc := range inv.Services {
+			sel := svc.Spec.Selector
+			if len(sel) == 0 {
+				continue
+			}
+			for _, w := range ws {
+				if w.Ref.Namespace != svc.Namespace || w.Ref.Kind == "Job" || w.Ref.Kind == "CronJob" || w.Selector == nil {
+					continue
+				}
+				if !mapSelects(sel, w.Template.Labels) {
+					continue
+				}
+				var extra []string
+				for k, v := range sel {
+					if !selectorRequires(w, k, v) {
+						extra = append(extra, k+"="+v)
+					}
+				}
+				if len(extra) == 0 {
+					continue
+				}
+				sort.Strings(extra)
+				l := strings.Join(extra, ", ")
+				out = append(out, s.finding(0, ref("Service", svc.Namespace, svc.Name),
+					fmt.Sprintf("selects %s %s's pods but also requires %s, which that workload's selector does not: pods without it (all older pods during the rollout that adds it) get no traffic", w.Ref.Kind, w.Ref.Name, l),
+					fmt.Sprintf("%s %s의 파드를 고르지만, 그 워크로드의 셀렉터에 없는 %s도 요구합니다. 이 레이블이 없는 파드(이 레이블을 추가하는 롤아웃 동안의 모든 기존 파드)는 트래픽을 받지 못합니다", w.Ref.Kind, w.Ref.Name, l)))
+			}
+		}
+		return out
+	}
+	register(s)
+
+	p := &Check{
+		ID:       "no-prestop-behind-lb",
+		Severity: Medium,
+		Title: incidentlib.Text{
+			EN: "Pods behind an Ingress or load balancer stop on SIGTERM with no preStop delay",
+			KO: "Ingress나 로드밸런서 뒤의 파드가 preStop 지연 없이 SIGTERM에 멈춤",
+		},
+		Remediation: incidentlib.Text{
+			EN: "Add a preStop hook that waits (lifecycle.preStop.sleep, or exec sleep) longer than the load balancer takes to drop the endpoint, keep serving after SIGTERM, and make terminationGracePeriodSeconds longer than that wait plus the time to finish in-flight requests.",
+			KO: "로드밸런서가 엔드포인트를 빼는 데 걸리는 시간보다 오래 기다리는 preStop 훅(lifecycle.preStop.sleep 또는 exec sleep)을 추가하고, SIGTERM 뒤에도 계속 응답하게 하며, terminationGracePeriodSeconds를 그 대기 시간과 처리 중인 요청을 마칠 시간의 합보다 길게 잡으세요.",
+		},
+		LooksAt: incidentlib.Text{
+			EN: "Services that an Ingress routes to or that are of type LoadBalancer, the Deployments and StatefulSets they select, and those pods' preStop hooks and termination grace. Endpoint removal and SIGTERM happen at the same time; an Ingress or cloud load balancer takes seconds to stop sending new connections, so a pod that stops listening at SIGTERM turns those into 502s. A pod with no preStop hook, or with terminationGracePeriodSeconds not longer than its preStop sleep, is reported.",
+			KO: "Ingress가 라우팅하거나 LoadBalancer 타입인 Service, 그 Service가 고르는 Deployment와 StatefulSet, 그리고 그 파드들의 preStop 훅과 종료 유예 시간을 봅니다. 엔드포인트 제거와 SIGTERM은 동시에 일어납니다. Ingress나 클라우드 로드밸런서는 새 연결을 멈추는 데 몇 초가 걸리므로, SIGTERM에 바로 리슨을 멈추는 파드는 그 연결을 502로 만듭니다. preStop 훅이 없거나 terminationGracePeriodSeconds가 preStop 대기보다 길지 않은 파드를 보고합니다.",
+		},
+		CannotSee: incidentlib.Text{
+			EN: "Applications that already keep serving after SIGTERM, load balancers that drain connections themselves, readiness gates, and Gateway API routes.",
+			KO: "SIGTERM 뒤에도 이미 계속 응답하는 애플리케이션, 스스로 연결을 드레인하는 로드밸런서, readiness gate, Gateway API 라우트는 보지 못합니다.",
+		},
+		Kinds: []inventory.Kind{inventory.Service, inventory.Ingress, inventory.Deployment, inventory.StatefulSet},
+		Cases: []string{"IL-0323"},
+	}
+	p.Run = func(inv *inventory.Inventory) []Finding {
+		fronted := map[string]string{} // ns/name -> how
+		for _, ing := range inv.Ingresses {
+			if d := ing.Spec.DefaultBackend; d != nil && d.Service != nil {
+				fronted[ing.Namespace+"/"+d.Service.Name] = "Ingress " + ing.Name
+			}
+			for _, r := range ing.Spec.Rules {
+				if r.HTTP == nil {
+					continue
+				}
+				for _, path := range r.HTTP.Paths {
+					if path.Backend.Service != nil {
+						fronted[ing.Namespace+"/"+path.Backend.Service.Name] = "Ingress " + ing.Name
+					}
+				}
+			}
+		}
+		for _, svc := range inv.Services {
+			if svc.Spec.Type == corev1.ServiceTypeLoadBalancer {
+				fronted[svc.Namespace+"/"+svc.Name] = "a LoadBalancer Service"
+			}
+		}
+		var out []Finding
+		seen := map[inventory.Ref]bool{}
+		for _, svc := range inv.Services {
+			how, ok := fronted[svc.Namespace+"/"+svc.Name]
+			if !ok || len(svc.Spec.Selector) == 0 {
+				continue
+			}
+			for _, w := range workloads(inv) {
+				if (w.Ref.Kind != "Deployment" && w.Ref.Kind != "StatefulSet") || w.Ref.Namespace != svc.Namespace || seen[w.Ref] {
+					continue
+				}
+				if !mapSelects(svc.Spec.Selector, w.Template.Labels) {
+					continue
+				}
+				grace := int64(30)
+				if g := w.Template.Spec.TerminationGracePeriodSeconds; g != nil {
+					grace = *g
+				}
+				hook, wait := preStop(w.Template.Spec.Containers)
+				switch {
+				case !hook:
+					seen[w.Ref] = true
+					out = append(out, p.finding(0, w.Ref,
+						fmt.Sprintf("serves %s through Service %s and has no preStop hook: at SIGTERM it stops while the load balancer still sends it new connections", how, svc.Name),
+						fmt.Sprintf("Service %s를 통해 %s 뒤에서 응답하는데 preStop 훅이 없습니다. SIGTERM을 받으면 로드밸런서가 아직 새 연결을 보내는 동안 멈춥니다", svc.Name, how)))
+				case wait > 0 && grace <= wait:
+					seen[w.Ref] = true
+					out = append(out, p.finding(0, w.Ref,
+						fmt.Sprintf("its preStop waits %ds but terminationGracePeriodSeconds is %d: the pod is killed before it finishes", wait, grace),
+						fmt.Sprintf("preStop이 %d초 기다리는데 terminationGracePeriodSeconds가 %d입니다. 파드가 마치기 전에 강제 종료됩니다", wait, grace)))
+				}
+			}
+		}
+		return out
+	}
+	register(p)
+
+	b := &Check{
+		ID:       "no-disruption-budget",
+		Severity: Medium,
+		Title: incidentlib.Text{
+			EN: "Replicated workload has no PodDisruptionBudget",
+			KO: "복제된 워크로드에 PodDisruptionBudget이 없음",
+		},
+		Remediation: incidentlib.Text{
+			EN: "Add a PodDisruptionBudget (maxUnavailable: 1, or a percentage) selecting the workload's pods, so that drains during node replacement take its pods down a few at a time; and replace nodes through a process that drains (managed node group updates, cordon and drain) rather than terminating instances directly.",
+			KO: "워크로드의 파드를 고르는 PodDisruptionBudget(maxUnavailable: 1 또는 비율)을 추가해, 노드 교체 중 drain이 파드를 몇 개씩만 내리게 하세요. 그리고 인스턴스를 바로 종료하지 말고 drain하는 절차(관리형 노드 그룹 업데이트, cordon과 drain)로 노드를 교체하세요.",
+		},
+		LooksAt: incidentlib.Text{
+			EN: "Deployments and StatefulSets with two or more replicas and the PodDisruptionBudgets in their namespace. A workload no budget selects can lose all its pods together when nodes are drained at once. Cluster DNS is reported as medium, other workloads as low.",
+			KO: "복제본이 둘 이상인 Deployment와 StatefulSet, 그리고 같은 네임스페이스의 PodDisruptionBudget을 봅니다. 어떤 예산도 고르지 않는 워크로드는 노드가 한꺼번에 drain될 때 파드를 모두 함께 잃을 수 있습니다. 클러스터 DNS는 중간, 다른 워크로드는 낮음으로 보고합니다.",
+		},
+		CannotSee: incidentlib.Text{
+			EN: "How nodes are replaced: a budget only holds against evictions, and tools that terminate instances directly (as in the cited case) bypass it. Budgets that exist but allow zero disruptions (which block drains) are not judged here.",
+			KO: "노드를 어떻게 교체하는지는 보지 못합니다. 예산은 eviction에만 효력이 있어서, 인스턴스를 바로 종료하는 도구(인용한 사례처럼)는 이를 우회합니다. 있지만 중단을 하나도 허용하지 않는(drain을 막는) 예산은 여기서 판단하지 않습니다.",
+		},
+		Kinds: []inventory.Kind{inventory.Deployment, inventory.StatefulSet, inventory.PDB},
+		Cases: []string{"IL-0342"},
+	}
+	b.Run = func(inv *inventory.Inventory) []Finding {
+		var out []Finding
+		for _, w := range workloads(inv) {
+			if (w.Ref.Kind != "Deployment" && w.Ref.Kind != "StatefulSet") || w.Replicas < 2 {
+				continue
+			}
+			if pdbCovers(inv, w.Ref.Namespace, w.Template) {
+				continue
+			}
+			sev := Low
+			if w.Ref.Namespace == "kube-system" && isClusterDNS(w) {
+				sev = Medium
+			}
+			out = append(out, b.finding(sev, w.Ref,
+				fmt.Sprintf("has %d replicas and no PodDisruptionBudget: replacing nodes together can take every pod down at once", w.Replicas),
+				fmt.Sprintf("복제본이 %d개인데 PodDisruptionBudget이 없습니다. 노드를 함께 교체하면 모든 파드가 한꺼번에 내려갈 수 있습니다", w.Replicas)))
+		}
+		return out
+	}
+	register(b)
+
+	e := &Check{
+		ID:       "external-dns-weight-missing",
+		Severity: Medium,
+		Title: incidentlib.Text{
+			EN: "Ingress lacks the external-dns weighted-record annotations the others use",
+			KO: "다른 Ingress가 쓰는 external-dns 가중치 레코드 어노테이션이 빠진 Ingress",
+		},
+		Remediation: incidentlib.Text{
+			EN: "Give every Ingress and Service that external-dns publishes the same routing-policy annotations (external-dns.alpha.kubernetes.io/set-identifier together with aws-weight), enforce them with an admission policy, and alert on external-dns errors: one bad record fails the whole batch of changes.",
+			KO: "external-dns가 게시하는 모든 Ingress와 Service에 같은 라우팅 정책 어노테이션(external-dns.alpha.kubernetes.io/set-identifier와 aws-weight를 함께)을 달고, 어드미션 정책으로 강제하며, external-dns 오류에 알림을 거세요. 레코드 하나가 잘못되면 변경 묶음 전체가 실패합니다.",
+		},
+		LooksAt: incidentlib.Text{
+			EN: "Ingresses and Services with external-dns annotations. When some of them use weighted routing (set-identifier / aws-weight), an Ingress with hosts that carries neither, or only one of the pair, is reported: external-dns submits changes in batches, and a record that conflicts with the weighted ones makes every write fail, so deleted records are not recreated.",
+			KO: "external-dns 어노테이션이 달린 Ingress와 Service를 봅니다. 그중 일부가 가중치 라우팅(set-identifier / aws-weight)을 쓰는데, 호스트가 있는 Ingress가 둘 다 없거나 한쪽만 있으면 보고합니다. external-dns는 변경을 묶음으로 제출하므로 가중치 레코드와 충돌하는 레코드 하나가 모든 쓰기를 실패하게 만들고, 지워진 레코드가 다시 만들어지지 않습니다.",
+		},
+		CannotSee: incidentlib.Text{
+			EN: "external-dns's provider, domain filters and ingress-class filters (an Ingress it ignores is harmless), records already in the DNS zone, and routing policies other than AWS weights.",
+			KO: "external-dns의 프로바이더, 도메인 필터와 ingress-class 필터(무시되는 Ingress는 해가 없음), DNS 존에 이미 있는 레코드, AWS 가중치 이외의 라우팅 정책은 보지 못합니다.",
+		},
+		Kinds: []inventory.Kind{inventory.Ingress, inventory.Service},
+		Cases: []string{"IL-0415"},
+	}
+	e.Run = func(inv *inventory.Inventory) []Finding {
+		const setID, weight = "external-dns.alpha.kubernetes.io/set-identifier", "external-dns.alpha.kubernetes.io/aws-weight"
+		weighted := 0
+		for _, ing := range inv.Ingresses {
+			if ing.Annotations[setID] != "" && ing.Annotations[weight] != "" {
+				weighted++
+			}
+		}
+		for _, svc := range inv.Services {
+			if svc.Annotations[setID] != "" && svc.Annotations[weight] != "" {
+				weighted++
+			}
+		}
+		if weighted == 0 {
+			return nil
+		}
+		var out []Finding
+		for _, ing := range inv.Ingresses {
+			hasHost := false
+			for _, r := range ing.Spec.Rules {
+				if r.Host != "" {
+					hasHost = true
+				}
+			}
+			if !hasHost && ing.Annotations["external-dns.alpha.kubernetes.io/hostname"] == "" {
+				continue
+			}
+			s, w := ing.Annotations[setID] != "", ing.Annotations[weight] != ""
+			if s && w {
+				continue
+			}
+			var missing []string
+			if !s {
+				missing = append(missing, setID)
+			}
+			if !w {
+				missing = append(missing, weight)
+			}
+			m := strings.Join(missing, ", ")
+			out = append(out, e.finding(0, ref("Ingress", ing.Namespace, ing.Name),
+				fmt.Sprintf("lacks %s while %d other objects publish weighted records: its record can fail external-dns's whole batch of changes", m, weighted),
+				fmt.Sprintf("다른 객체 %d개가 가중치 레코드를 게시하는데 %s이(가) 없습니다. 이 레코드 때문에 external-dns의 변경 묶음 전체가 실패할 수 있습니다", weighted, m)))
+		}
+		return out
+	}
+	register(e)
+}
+
+// selectorRequires reports whether w's own selector requires label k=v.
+func selectorRequires(w workload, k, v string) bool {
+	if got, ok := w.Selector.MatchLabels[k]; ok && got == v {
+		return true
+	}
+	for _, e := range w.Selector.MatchExpressions {
+		if e.Key == k && e.Operator == "In" && len(e.Values) == 1 && e.Values[0] == v {
+			return true
+		}
+	}
+	return false
+}
+
+// preStop reports whether some container has a preStop hook, and the
+// longest sleep among them (0 when unknown).
+func preStop(cs []corev1.Container) (bool, int64) {
+	hook, wait := false, int64(0)
+	for _, c := range cs {
+		if c.Lifecycle == nil || c.Lifecycle.PreStop == nil {
+			continue
+		}
+		hook = true
+		ps := c.Lifecycle.PreStop
+		if ps.Sleep != nil && ps.Sleep.Seconds > wait {
+			wait = ps.Sleep.Seconds
+		}
+		if ps.Exec != nil {
+			cmd := ps.Exec.Command
+			for i, a := range cmd {
+				if (a == "sleep" || strings.HasSuffix(a, "/sleep")) && i+1 < len(cmd) {
+					var n int64
+					if _, err := fmt.Sscanf(cmd[i+1], "%d", &n); err == nil && n > wait {
+						wait = n
+					}
+				}
+				if f := strings.Fields(a); len(f) == 2 && f[0] == "sleep" {
+					var n int64
+					if _, err := fmt.Sscanf(f[1], "%d", &n); err == nil && n > wait {
+						wait = n
+					}
+				}
+			}
+		}
+	}
+	return hook, wait
+}

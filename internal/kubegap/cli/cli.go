@@ -1,0 +1,367 @@
+// Package cli is kubegap's command line: scan, checks, explain, rbac and
+// mcp. Main runs it and returns the process exit code: 0 clean, 1 findings
+// at or above --fail-on, 2 the tool failed.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/incidentlib/incidentlib/internal/corpus"
+	"github.com/incidentlib/incidentlib/internal/kubegap"
+	"github.com/incidentlib/incidentlib/internal/kubegap/checks"
+	"github.com/incidentlib/incidentlib/internal/kubegap/inventory"
+	"github.com/incidentlib/incidentlib/internal/kubegap/live"
+	"github.com/incidentlib/incidentlib/internal/kubegap/mcptools"
+	"github.com/incidentlib/incidentlib/internal/kubegap/report"
+)
+
+// Version is kubegap's version, set at link time.
+var Version = "dev"
+
+// Exit codes.
+const (
+	ExitClean    = 0
+	ExitFindings = 1
+	ExitFailed   = 2
+)
+
+// errFindings signals exit 1 without printing anything more.
+var errFindings = errors.New("findings at or above --fail-on")
+
+// Main runs kubegap with args and returns the exit code.
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	root := newRoot(stdin, stdout, stderr)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	switch {
+	case err == nil:
+		return ExitClean
+	case errors.Is(err, errFindings):
+		return ExitFindings
+	default:
+		fmt.Fprintf(stderr, "kubegap: %s\n", err)
+		return ExitFailed
+	}
+}
+
+func defaultLang() string {
+	for _, v := range []string{os.Getenv("KUBEGAP_LANG"), os.Getenv("LC_ALL"), os.Getenv("LANG")} {
+		if v == "" {
+			continue
+		}
+		if strings.HasPrefix(strings.ToLower(v), "ko") {
+			return "ko"
+		}
+		return "en"
+	}
+	return "en"
+}
+
+func checkLang(l string) error {
+	if l != "en" && l != "ko" {
+		return fmt.Errorf("unknown language %q (want ko or en)", l)
+	}
+	return nil
+}
+
+func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "kubegap",
+		Short:         "Read-only Kubernetes checks, each grounded in public incidents",
+		Long:          "kubegap reads a cluster (or manifests) read-only and reports the gaps that past incidents exposed; every finding cites its cases. Installed as kubectl-gap it also runs as `kubectl gap`.",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Version:       Version,
+	}
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.AddCommand(newScan(stdin, stdout, stderr), newChecks(stdout), newExplain(stdout), newRBAC(stdout), newMCP(stdin, stdout))
+	return root
+}
+
+type scanFlags struct {
+	files          []string
+	kubeconfig     string
+	kubeContext    string
+	namespace      string
+	allNamespaces  bool
+	output         string
+	lang           string
+	failOn         string
+	config         string
+	only           []string
+	annotations    bool
+	qps            float32
+	burst          int
+	concurrency    int
+	requestTimeout time.Duration
+	timeout        time.Duration
+}
+
+func newScan(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	f := &scanFlags{}
+	cmd := &cobra.Command{
+		Use:   "scan",
+		Short: "Scan a live cluster (kubeconfig) or manifests (-f)",
+		Example: `  kubegap scan                              # the current kubeconfig context, all namespaces
+  kubegap scan --context prod -o json
+  kubegap scan -f manifests/ -f extra.yaml
+  helm template my-chart | kubegap scan -f - -o markdown
+  kubectl get deploy,ds,svc -A -o yaml | kubegap scan -f -`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := checkLang(f.lang); err != nil {
+				return err
+			}
+			threshold := checks.Severity(0)
+			if f.failOn != "none" {
+				s, err := checks.ParseSeverity(f.failOn)
+				if err != nil {
+					return fmt.Errorf("--fail-on: %w", err)
+				}
+				threshold = s
+			}
+			if f.output != "" && !contains(report.Formats, f.output) && f.output != "md" {
+				return fmt.Errorf("unknown output format %q (want %s)", f.output, strings.Join(report.Formats, ", "))
+			}
+			var cfg *kubegap.Config
+			if f.config != "" {
+				c, err := kubegap.LoadConfig(f.config)
+				if err != nil {
+					return err
+				}
+				cfg = c
+			}
+			cs, err := kubegap.Select(f.only, cfg)
+			if err != nil {
+				return err
+			}
+			res, notes, err := runScan(cmd.Context(), f, cs, cfg, cmd.Flags().Changed("annotations"), stdin, stderr)
+			if err != nil {
+				return err
+			}
+			for _, n := range notes {
+				fmt.Fprintf(stderr, "kubegap: note: %s\n", n)
+			}
+			if err := report.Write(stdout, res, f.output, f.lang, Version); err != nil {
+				return err
+			}
+			if threshold > 0 {
+				for _, fd := range res.Findings {
+					if fd.Severity >= threshold {
+						return errFindings
+					}
+				}
+			}
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringArrayVarP(&f.files, "filename", "f", nil, "scan manifests: a file, a folder, or - for stdin (repeatable); without it kubegap scans the live cluster")
+	fl.StringVar(&f.kubeconfig, "kubeconfig", "", "path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)")
+	fl.StringVar(&f.kubeContext, "context", "", "kubeconfig context to use")
+	fl.StringVarP(&f.namespace, "namespace", "n", "", "read namespaced kinds in this namespace only (cluster-scoped kinds are always read)")
+	fl.BoolVarP(&f.allNamespaces, "all-namespaces", "A", false, "read every namespace (the default)")
+	fl.StringVarP(&f.output, "output", "o", "table", "output format: table, json, sarif or markdown")
+	fl.StringVar(&f.lang, "lang", defaultLang(), "language of titles and messages: ko or en")
+	fl.StringVar(&f.failOn, "fail-on", "low", "exit 1 when a finding is at or above this severity: low, medium, high or none")
+	fl.StringVar(&f.config, "config", "", "suppression file (YAML: disable: [ids], ignore: [{check, kind, namespace, name, reason}])")
+	fl.StringSliceVar(&f.only, "checks", nil, "run only these checks (comma-separated ids)")
+	fl.BoolVar(&f.annotations, "annotations", false, "honour kubegap.io/ignore annotations (default: on for files, off for live scans)")
+	fl.Float32Var(&f.qps, "qps", 5, "live: client requests per second")
+	fl.IntVar(&f.burst, "burst", 10, "live: client request burst")
+	fl.IntVar(&f.concurrency, "concurrency", 2, "live: kinds listed at the same time")
+	fl.DurationVar(&f.requestTimeout, "request-timeout", 30*time.Second, "live: timeout of each API request")
+	fl.DurationVar(&f.timeout, "timeout", 5*time.Minute, "live: timeout of the whole scan")
+	return cmd
+}
+
+func contains(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+func runScan(ctx context.Context, f *scanFlags, cs []*checks.Check, cfg *kubegap.Config, annotationsSet bool, stdin io.Reader, stderr io.Writer) (*kubegap.Result, []string, error) {
+	if len(f.files) > 0 {
+		annotations := true
+		if annotationsSet {
+			annotations = f.annotations
+		}
+		inv, notes, err := kubegap.ReadFiles(f.files, stdin, cs)
+		if err != nil {
+			return nil, nil, err
+		}
+		res := kubegap.Evaluate(inv, cs, cfg, annotations)
+		return res, notes, nil
+	}
+	if f.namespace != "" && f.allNamespaces {
+		return nil, nil, errors.New("-n and -A cannot be used together")
+	}
+	o := live.Options{
+		Kubeconfig: f.kubeconfig, Context: f.kubeContext, Namespace: f.namespace,
+		QPS: f.qps, Burst: f.burst, Concurrency: f.concurrency, RequestTimeout: f.requestTimeout,
+		UserAgent: "kubegap/" + Version,
+	}
+	if file, ok := stderr.(*os.File); ok && term.IsTerminal(int(file.Fd())) {
+		o.Progress = stderr
+	}
+	res, err := LiveScan(ctx, o, f.timeout, cs, cfg, annotationsSet && f.annotations)
+	return res, nil, err
+}
+
+// LiveScan reads the cluster and evaluates cs.
+func LiveScan(ctx context.Context, o live.Options, timeout time.Duration, cs []*checks.Check, cfg *kubegap.Config, annotations bool) (*kubegap.Result, error) {
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	kinds := append(checks.Kinds(cs), inventory.Pod)
+	inv, st, err := live.Read(ctx, o, kinds)
+	if err != nil {
+		return nil, err
+	}
+	res := kubegap.Evaluate(inv, cs, cfg, annotations)
+	res.APIRequests = st.Requests
+	why := map[string]string{}
+	for _, d := range st.Denied {
+		why[string(d.Kind)] = d.Reason
+	}
+	for i, n := range res.NotEvaluated {
+		var rs []string
+		for _, k := range n.Missing {
+			if r := why[k]; r != "" {
+				rs = append(rs, r)
+			}
+		}
+		if len(rs) > 0 {
+			res.NotEvaluated[i].Reason = strings.Join(rs, "; ")
+		}
+	}
+	return res, nil
+}
+
+func loadCorpus() (*corpus.Corpus, error) {
+	c, err := corpus.LoadEmbedded()
+	if err != nil {
+		return nil, fmt.Errorf("load the embedded corpus: %w", err)
+	}
+	return c, nil
+}
+
+func caseTitle(c *corpus.Corpus) func(string) string {
+	return func(id string) string {
+		if k := c.Case(id); k != nil {
+			return k.Title.EN
+		}
+		return "(missing from the corpus)"
+	}
+}
+
+func newChecks(stdout io.Writer) *cobra.Command {
+	var output, lang string
+	cmd := &cobra.Command{
+		Use:   "checks",
+		Short: "List the checks (the catalogue)",
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			if err := checkLang(lang); err != nil {
+				return err
+			}
+			c, err := loadCorpus()
+			if err != nil {
+				return err
+			}
+			return report.WriteCatalogue(stdout, checks.All(), output, lang, caseTitle(c))
+		},
+	}
+	cmd.Flags().StringVarP(&output, "output", "o", "table", "output format: table, json or markdown")
+	cmd.Flags().StringVar(&lang, "lang", defaultLang(), "language: ko or en")
+	return cmd
+}
+
+func newExplain(stdout io.Writer) *cobra.Command {
+	var output, lang string
+	cmd := &cobra.Command{
+		Use:   "explain CHECK",
+		Short: "Explain a check: what it looks at, why (its cases), how to fix, what it cannot see",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			if err := checkLang(lang); err != nil {
+				return err
+			}
+			c := checks.Get(args[0])
+			if c == nil {
+				return fmt.Errorf("unknown check %q (kubegap checks lists them)", args[0])
+			}
+			corp, err := loadCorpus()
+			if err != nil {
+				return err
+			}
+			return report.WriteExplain(stdout, report.Explain(c, corp.Case, lang), output, lang)
+		},
+	}
+	cmd.Flags().StringVarP(&output, "output", "o", "text", "output format: text or json")
+	cmd.Flags().StringVar(&lang, "lang", defaultLang(), "language: ko or en")
+	return cmd
+}
+
+func newRBAC(stdout io.Writer) *cobra.Command {
+	var name string
+	var only []string
+	cmd := &cobra.Command{
+		Use:   "rbac",
+		Short: "Print the minimal read-only ClusterRole (and kube-system Role) for the enabled checks",
+		Args:  cobra.NoArgs,
+		RunE: func(*cobra.Command, []string) error {
+			cs, err := kubegap.Select(only, nil)
+			if err != nil {
+				return err
+			}
+			return report.WriteRBAC(stdout, cs, name)
+		},
+	}
+	cmd.Flags().StringVar(&name, "name", "kubegap-reader", "name of the roles")
+	cmd.Flags().StringSliceVar(&only, "checks", nil, "only these checks (comma-separated ids)")
+	return cmd
+}
+
+func newMCP(stdin io.Reader, stdout io.Writer) *cobra.Command {
+	var o mcptools.Options
+	cmd := &cobra.Command{
+		Use:   "mcp",
+		Short: "Serve scan, list_checks, explain_check and get_incident over MCP on stdio (read-only)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			corp, err := loadCorpus()
+			if err != nil {
+				return err
+			}
+			o.Version = Version
+			o.Corpus = corp
+			o.LiveScan = LiveScan
+			return mcptools.ServeStdio(cmd.Context(), o, stdin, stdout)
+		},
+	}
+	cmd.Flags().StringVar(&o.Kubeconfig, "kubeconfig", "", "kubeconfig for live scans (default: $KUBECONFIG, then ~/.kube/config)")
+	cmd.Flags().StringVar(&o.Context, "context", "", "default kubeconfig context for live scans")
+	cmd.Flags().BoolVar(&o.AllowFiles, "allow-files", true, "let the scan tool read manifest paths on this machine")
+	return cmd
+}

@@ -1,0 +1,266 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+const fixtures = "../checks/testdata"
+
+func run(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = Main(args, strings.NewReader(stdin), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestExitCodes(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		err  string
+	}{
+		{"clean", []string{"scan", "-f", fixtures + "/dns-few-replicas/pass.yaml", "--checks", "dns-few-replicas"}, 0, ""},
+		{"findings", []string{"scan", "-f", fixtures + "/dns-few-replicas/fail.yaml", "--checks", "dns-few-replicas"}, 1, ""},
+		{"below threshold", []string{"scan", "-f", fixtures + "/no-memory-limit/fail.yaml", "--checks", "no-memory-limit", "--fail-on", "high"}, 0, ""},
+		{"fail-on none", []string{"scan", "-f", fixtures + "/dns-few-replicas/fail.yaml", "--fail-on", "none"}, 0, ""},
+		{"unknown check", []string{"scan", "-f", fixtures, "--checks", "nope"}, 2, `unknown check "nope"`},
+		{"bad format", []string{"scan", "-f", fixtures, "-o", "xml"}, 2, "unknown output format"},
+		{"bad lang", []string{"checks", "--lang", "fr"}, 2, "unknown language"},
+		{"bad severity", []string{"scan", "-f", fixtures, "--fail-on", "urgent"}, 2, "--fail-on"},
+		{"missing file", []string{"scan", "-f", "no/such/file.yaml"}, 2, "no/such/file.yaml"},
+		{"explain unknown", []string{"explain", "nope"}, 2, "unknown check"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := run(t, "", tc.args...)
+			if code != tc.code {
+				t.Errorf("exit %d, want %d (stderr %q)", code, tc.code, stderr)
+			}
+			if tc.err != "" && !strings.Contains(stderr, tc.err) {
+				t.Errorf("stderr %q lacks %q", stderr, tc.err)
+			}
+		})
+	}
+}
+
+func TestMalformedYAML(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "broken.yaml")
+	os.WriteFile(p, []byte("apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: x\nspec:\n  replicas: [1\n"), 0o644)
+	code, stdout, stderr := run(t, "", "scan", "-f", p)
+	if code != 2 {
+		t.Fatalf("exit %d, want 2", code)
+	}
+	if !strings.Contains(stderr, p+":") || stdout != "" {
+		t.Errorf("want FILE:LINE on stderr and nothing on stdout, got %q / %q", stderr, stdout)
+	}
+	// A field of the wrong type names file and line too.
+	os.WriteFile(p, []byte("---\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: x\nspec:\n  replicas: many\n"), 0o644)
+	code, _, stderr = run(t, "", "scan", "-f", p)
+	if code != 2 || !strings.Contains(stderr, p+":2:") || !strings.Contains(stderr, "replicas") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}
+
+func TestStdinAndUnknownKinds(t *testing.T) {
+	in := "apiVersion: example.com/v1\nkind: Widget\nmetadata: {name: w}\n---\n" +
+		"apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: coredns, namespace: kube-system}\nspec:\n  replicas: 1\n  selector: {matchLabels: {k8s-app: kube-dns}}\n  template:\n    metadata: {labels: {k8s-app: kube-dns}}\n    spec:\n      containers: [{name: coredns, image: coredns/coredns:1.11.1}]\n"
+	code, stdout, stderr := run(t, in, "scan", "-f", "-", "-o", "json", "--checks", "dns-few-replicas")
+	if code != 1 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "<stdin>:1: skipped 1 object of kind example.com/v1 Widget") {
+		t.Errorf("no note about the unknown kind: %q", stderr)
+	}
+	var r struct {
+		Findings []struct{ Check string }
+	}
+	if err := json.Unmarshal([]byte(stdout), &r); err != nil || len(r.Findings) != 1 {
+		t.Errorf("report %q (%v)", stdout, err)
+	}
+}
+
+func TestSuppressions(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "kubegap.yaml")
+	fail := fixtures + "/dns-few-replicas/fail.yaml"
+
+	os.WriteFile(cfg, []byte("ignore:\n- check: dns-few-replicas\n  namespace: kube-*\n  name: core*\n  reason: test cluster\n"), 0o644)
+	if code, out, errs := run(t, "", "scan", "-f", fail, "--checks", "dns-few-replicas", "--config", cfg, "--lang", "en"); code != 0 || !strings.Contains(out, "1 suppressed") {
+		t.Errorf("config ignore: exit %d, %q %q", code, out, errs)
+	}
+	os.WriteFile(cfg, []byte("disable: [dns-few-replicas]\n"), 0o644)
+	if code, _, _ := run(t, "", "scan", "-f", fail, "--checks", "dns-few-replicas", "--config", cfg); code != 0 {
+		t.Errorf("disable: exit %d", code)
+	}
+	os.WriteFile(cfg, []byte("ignore:\n- check: no-such-check\n"), 0o644)
+	if code, _, errs := run(t, "", "scan", "-f", fail, "--config", cfg); code != 2 || !strings.Contains(errs, "no-such-check") {
+		t.Errorf("bad config: exit %d %q", code, errs)
+	}
+	os.WriteFile(cfg, []byte("ignroe: []\n"), 0o644)
+	if code, _, errs := run(t, "", "scan", "-f", fail, "--config", cfg); code != 2 || !strings.Contains(errs, "ignroe") {
+		t.Errorf("unknown key: exit %d %q", code, errs)
+	}
+
+	annotated := strings.Replace(mustRead(t, fail), "metadata: {name: coredns, namespace: kube-system}",
+		"metadata: {name: coredns, namespace: kube-system, annotations: {kubegap.io/ignore: \"dns-few-replicas,no-memory-limit\"}}", 1)
+	if annotated == mustRead(t, fail) {
+		t.Fatal("fixture changed; update the test")
+	}
+	if code, _, _ := run(t, annotated, "scan", "-f", "-", "--checks", "dns-few-replicas"); code != 0 {
+		t.Errorf("annotation ignored offline: exit %d", code)
+	}
+	if code, _, _ := run(t, annotated, "scan", "-f", "-", "--checks", "dns-few-replicas", "--annotations=false"); code != 1 {
+		t.Errorf("--annotations=false should report: exit %d", code)
+	}
+}
+
+func mustRead(t *testing.T, p string) string {
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestMissingKubeconfig: a live scan with no kubeconfig anywhere fails
+// clearly with exit 2.
+func TestMissingKubeconfig(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("KUBECONFIG", "")
+	t.Setenv("KUBERNETES_SERVICE_HOST", "")
+	code, _, stderr := run(t, "", "scan")
+	if code != 2 || !strings.Contains(stderr, "no kubeconfig found") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+	code, _, stderr = run(t, "", "scan", "--kubeconfig", filepath.Join(home, "nope"))
+	if code != 2 || !strings.Contains(stderr, "nope") {
+		t.Errorf("explicit missing: exit %d, stderr %q", code, stderr)
+	}
+}
+
+func kubeconfig(t *testing.T, server string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "config")
+	cfg := fmt.Sprintf(`apiVersion: v1
+kind: Config
+clusters:
+- name: c
+  cluster: {server: %q, insecure-skip-tls-verify: true}
+users:
+- name: u
+  user: {token: abc}
+contexts:
+- name: x
+  context: {cluster: c, user: u}
+current-context: x
+`, server)
+	if err := os.WriteFile(p, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestUnreachable: a closed port and a server that never answers both end
+// in exit 2 with a clear message, within the timeout.
+func TestUnreachable(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := l.Addr().String()
+	l.Close()
+	start := time.Now()
+	code, _, stderr := run(t, "", "scan", "--kubeconfig", kubeconfig(t, "https://"+closed), "--request-timeout", "2s")
+	if code != 2 || !strings.Contains(stderr, "cannot reach the API server") || !strings.Contains(stderr, "refused") {
+		t.Errorf("closed port: exit %d, stderr %q", code, stderr)
+	}
+	if d := time.Since(start); d > 15*time.Second {
+		t.Errorf("closed port took %s", d)
+	}
+
+	hang, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hang.Close()
+	go func() {
+		for {
+			c, err := hang.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close() // accept and say nothing
+		}
+	}()
+	start = time.Now()
+	code, _, stderr = run(t, "", "scan", "--kubeconfig", kubeconfig(t, "https://"+hang.Addr().String()), "--request-timeout", "1s", "--timeout", "20s")
+	if code != 2 || !strings.Contains(stderr, "cannot reach the API server") {
+		t.Errorf("silent server: exit %d, stderr %q", code, stderr)
+	}
+	if d := time.Since(start); d > 20*time.Second {
+		t.Errorf("silent server took %s", d)
+	}
+}
+
+// TestDocsUpToDate keeps docs/checks.md generated from the registry. Run
+// with UPDATE_DOCS=1 to rewrite it.
+func TestDocsUpToDate(t *testing.T) {
+	code, out, stderr := run(t, "", "checks", "-o", "markdown")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	path := "../../../docs/checks.md"
+	if os.Getenv("UPDATE_DOCS") == "1" {
+		if err := os.WriteFile(path, []byte(out), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	have, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (generate it: UPDATE_DOCS=1 go test ./internal/kubegap/cli -run TestDocsUpToDate)", err)
+	}
+	if string(have) != out {
+		t.Errorf("docs/checks.md is stale: UPDATE_DOCS=1 go test ./internal/kubegap/cli -run TestDocsUpToDate")
+	}
+}
+
+func TestChecksJSON(t *testing.T) {
+	code, out, _ := run(t, "", "checks", "-o", "json")
+	if code != 0 {
+		t.Fatal(code)
+	}
+	var cat []map[string]any
+	if err := json.Unmarshal([]byte(out), &cat); err != nil {
+		t.Fatal(err)
+	}
+	if len(cat) < 15 {
+		t.Fatalf("%d checks", len(cat))
+	}
+	for _, c := range cat {
+		title, _ := c["title"].(map[string]any)
+		if c["id"] == "" || c["severity"] == "" || title["en"] == "" || title["ko"] == "" || len(c["kinds"].([]any)) == 0 || len(c["cases"].([]any)) == 0 {
+			t.Errorf("incomplete entry %v", c)
+		}
+	}
+}
+
+func TestExplainAndRBAC(t *testing.T) {
+	code, out, _ := run(t, "", "explain", "dns-memory-limit", "--lang", "ko")
+	if code != 0 || !strings.Contains(out, "IL-0313") || !strings.Contains(out, "보지 못하는 것") || !strings.Contains(out, "잘란도") && !strings.Contains(out, "Zalando") {
+		t.Errorf("explain: %d\n%s", code, out)
+	}
+	code, out, _ = run(t, "", "rbac")
+	if code != 0 || !strings.Contains(out, "kind: ClusterRole") || strings.Contains(out, "secrets") {
+		t.Errorf("rbac: %d\n%s", code, out)
+	}
+}

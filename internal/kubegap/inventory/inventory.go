@@ -1,0 +1,233 @@
+// Package inventory holds what kubegap read from a cluster or from manifests:
+// the objects of the kinds the enabled checks need, decoded into the
+// Kubernetes API types, plus counts for kinds where only the number matters.
+// Both sources (live and files) fill it through Add, so the checks see the
+// same thing whichever way the objects came in.
+package inventory
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// IgnoreAnnotation on an object lists the checks (comma-separated, or "all")
+// whose findings on that object are suppressed.
+const IgnoreAnnotation = "kubegap.io/ignore"
+
+// Ref names one object in a finding.
+type Ref struct {
+	Kind      string `json:"kind"`
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+}
+
+func (r Ref) String() string {
+	if r.Namespace == "" {
+		return r.Kind + "/" + r.Name
+	}
+	return r.Kind + " " + r.Namespace + "/" + r.Name
+}
+
+// Source is where an object came from in offline mode.
+type Source struct {
+	File string
+	Line int
+}
+
+// Count is the number of objects of a kind, when only the number is needed.
+// AtLeast is set when the source stopped counting early.
+type Count struct {
+	N       int
+	AtLeast bool
+}
+
+// Inventory is everything the checks can look at.
+type Inventory struct {
+	Nodes               []*corev1.Node
+	Namespaces          []*metav1.PartialObjectMetadata
+	Services            []*corev1.Service
+	ConfigMaps          []*corev1.ConfigMap // kube-system only
+	LimitRanges         []*corev1.LimitRange
+	Deployments         []*appsv1.Deployment
+	StatefulSets        []*appsv1.StatefulSet
+	DaemonSets          []*appsv1.DaemonSet
+	Jobs                []*batchv1.Job
+	CronJobs            []*batchv1.CronJob
+	HPAs                []*autoscalingv2.HorizontalPodAutoscaler
+	PDBs                []*policyv1.PodDisruptionBudget
+	Ingresses           []*networkingv1.Ingress
+	ClusterRoles        []*rbacv1.ClusterRole
+	ClusterRoleBindings []*rbacv1.ClusterRoleBinding
+	FlowSchemas         []*flowcontrolv1.FlowSchema
+	PriorityLevels      []*flowcontrolv1.PriorityLevelConfiguration
+	ValidatingWebhooks  []*admissionv1.ValidatingWebhookConfiguration
+	MutatingWebhooks    []*admissionv1.MutatingWebhookConfiguration
+	CRDs                []*metav1.PartialObjectMetadata // names only: plural.group
+	BGPPeers            []*unstructured.Unstructured
+
+	// Counts holds the kinds read for their number only (Pod, AuthRequest,
+	// IPAMHandle).
+	Counts map[Kind]Count
+	// Read is the set of kinds this inventory holds: a kind absent from Read
+	// was not (or could not be) read, and checks that need it are not
+	// evaluated.
+	Read map[Kind]bool
+	// Sources maps objects to the file and line they came from (offline).
+	Sources map[Ref]Source
+	// Ignored maps objects to the checks their kubegap.io/ignore annotation
+	// names.
+	Ignored map[Ref][]string
+}
+
+// New returns an empty inventory.
+func New() *Inventory {
+	return &Inventory{
+		Counts:  map[Kind]Count{},
+		Read:    map[Kind]bool{},
+		Sources: map[Ref]Source{},
+		Ignored: map[Ref][]string{},
+	}
+}
+
+// MarkRead records that kind was read (even if no object of it exists).
+func (inv *Inventory) MarkRead(k Kind) { inv.Read[k] = true }
+
+// Has reports whether every kind in ks was read.
+func (inv *Inventory) Has(ks ...Kind) bool {
+	for _, k := range ks {
+		if !inv.Read[k] {
+			return false
+		}
+	}
+	return true
+}
+
+// objectMeta is the part of any object Add needs before decoding it fully.
+type objectMeta struct {
+	Metadata struct {
+		Name        string            `json:"name"`
+		Namespace   string            `json:"namespace"`
+		Annotations map[string]string `json:"annotations"`
+	} `json:"metadata"`
+}
+
+// Add decodes one object of kind k from its JSON form and files it. src may
+// be the zero Source (live). The caller has already matched the object's
+// apiVersion and kind to k.
+func (inv *Inventory) Add(k Kind, raw []byte, src Source) error {
+	info, ok := kinds[k]
+	if !ok {
+		return fmt.Errorf("kind %s is not one kubegap reads", k)
+	}
+	if info.CountOnly {
+		c := inv.Counts[k]
+		c.N++
+		inv.Counts[k] = c
+		return nil
+	}
+	var m objectMeta
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return fmt.Errorf("%s: %w", k, cleanJSONError(err))
+	}
+	if info.Namespace != "" && m.Metadata.Namespace != info.Namespace {
+		return nil // e.g. ConfigMaps outside kube-system: not needed
+	}
+	if err := info.add(inv, raw); err != nil {
+		return fmt.Errorf("%s %s: %w", k, m.Metadata.Name, cleanJSONError(err))
+	}
+	ref := Ref{Kind: info.Kind, Namespace: m.Metadata.Namespace, Name: m.Metadata.Name}
+	if !info.Namespaced {
+		ref.Namespace = ""
+	}
+	if src.File != "" {
+		inv.Sources[ref] = src
+	}
+	if v := m.Metadata.Annotations[IgnoreAnnotation]; v != "" {
+		for _, c := range strings.Split(v, ",") {
+			if c = strings.TrimSpace(c); c != "" {
+				inv.Ignored[ref] = append(inv.Ignored[ref], c)
+			}
+		}
+	}
+	return nil
+}
+
+// AddCount adds n objects of a count-only kind.
+func (inv *Inventory) AddCount(k Kind, n int, atLeast bool) {
+	c := inv.Counts[k]
+	c.N += n
+	c.AtLeast = c.AtLeast || atLeast
+	inv.Counts[k] = c
+}
+
+func cleanJSONError(err error) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return fmt.Errorf("field %s: expected %s, got a %s", te.Field, te.Type, te.Value)
+	}
+	return err
+}
+
+func appendDecoded[T any](dst *[]*T, raw []byte) error {
+	v := new(T)
+	if err := json.Unmarshal(raw, v); err != nil {
+		return err
+	}
+	*dst = append(*dst, v)
+	return nil
+}
+
+// Sort orders every list by namespace and name, so that findings come out in
+// the same order whichever source filled the inventory.
+func (inv *Inventory) Sort() {
+	sortObjs(inv.Nodes)
+	sortObjs(inv.Namespaces)
+	sortObjs(inv.Services)
+	sortObjs(inv.ConfigMaps)
+	sortObjs(inv.LimitRanges)
+	sortObjs(inv.Deployments)
+	sortObjs(inv.StatefulSets)
+	sortObjs(inv.DaemonSets)
+	sortObjs(inv.Jobs)
+	sortObjs(inv.CronJobs)
+	sortObjs(inv.HPAs)
+	sortObjs(inv.PDBs)
+	sortObjs(inv.Ingresses)
+	sortObjs(inv.ClusterRoles)
+	sortObjs(inv.ClusterRoleBindings)
+	sortObjs(inv.FlowSchemas)
+	sortObjs(inv.PriorityLevels)
+	sortObjs(inv.ValidatingWebhooks)
+	sortObjs(inv.MutatingWebhooks)
+	sortObjs(inv.CRDs)
+	sortObjs(inv.BGPPeers)
+}
+
+type named interface {
+	GetNamespace() string
+	GetName() string
+}
+
+func sortObjs[T named](s []T) {
+	sort.SliceStable(s, func(i, j int) bool {
+		if a, b := s[i].GetNamespace(), s[j].GetNamespace(); a != b {
+			return a < b
+		}
+		return s[i].GetName() < s[j].GetName()
+	})
+}

@@ -1,0 +1,636 @@
+package manifest
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// readYAML splits a YAML stream into documents, and the items of a
+// kubectl-style List (items: at column 0, each item starting "- " at column
+// 0) into one text per item, without parsing the whole: a `kubectl get -o
+// yaml` dump of a large cluster is hundreds of megabytes, mostly objects no
+// check reads. An item whose kind no check wants is never parsed; every
+// other document and item is parsed by the YAML library.
+func readYAML(name string, r *bufio.Reader, want Want, fn func(Doc) error) (err error) {
+	y := &yamlStream{name: name, want: want, fn: fn}
+	defer func() {
+		// Let the parsers finish what they hold, then stop them.
+		for _, p := range y.pending {
+			<-p
+		}
+		y.stopParsers()
+	}()
+	defer func() {
+		// The YAML library has panicked on odd input before; a bad file must
+		// be an error, never a crash.
+		if p := recover(); p != nil {
+			err = &Error{File: name, Line: y.line, Msg: fmt.Sprintf("invalid YAML: %v", p)}
+		}
+	}()
+	var long []byte
+	for {
+		raw, rerr := r.ReadSlice('\n')
+		if rerr == bufio.ErrBufferFull {
+			long = append(long, raw...)
+			if len(long) > MaxObjectJSON {
+				return &Error{File: name, Line: y.line + 1, Msg: "line too long"}
+			}
+			continue
+		}
+		if long != nil {
+			raw = append(long, raw...)
+			long = nil
+		}
+		if len(raw) > 0 {
+			if err := y.addLine(raw); err != nil {
+				return err
+			}
+		}
+		if rerr == io.EOF {
+			return y.endDoc()
+		}
+		if rerr != nil {
+			return &Error{File: name, Line: y.line, Msg: rerr.Error()}
+		}
+	}
+}
+
+type yamlStream struct {
+	name string
+	want Want
+	fn   func(Doc) error
+	line int // lines read so far
+
+	doc      bytes.Buffer // the current document; streamed item lines left blank
+	docStart int
+	inItems  bool
+	streamed bool
+	item     bytes.Buffer
+	itemLine int
+
+	// Items are parsed on parsers goroutines and emitted in order.
+	pending []chan itemResult
+	jobs    chan itemJob
+}
+
+type itemJob struct {
+	text  []byte
+	start int
+	out   chan itemResult
+}
+
+type itemResult struct {
+	docs []Doc
+	err  error
+}
+
+// parsers is how many goroutines parse List items at once.
+var parsers = max(1, min(4, runtime.GOMAXPROCS(0)))
+
+const maxPending = 256
+
+func (y *yamlStream) startParsers() {
+	jobs := make(chan itemJob, maxPending)
+	y.jobs = jobs
+	name, want := y.name, y.want
+	for i := 0; i < parsers; i++ {
+		go func() {
+			for j := range jobs {
+				j.out <- parseItem(name, j.text, j.start, want)
+			}
+		}()
+	}
+}
+
+func (y *yamlStream) stopParsers() {
+	if y.jobs != nil {
+		close(y.jobs)
+		y.jobs = nil
+	}
+}
+
+// parseItem parses one List item; safe to call concurrently.
+func parseItem(name string, text []byte, start int, want Want) (res itemResult) {
+	defer func() {
+		if p := recover(); p != nil {
+			res = itemResult{err: &Error{File: name, Line: start, Msg: fmt.Sprintf("invalid YAML: %v", p)}}
+		}
+	}()
+	err := decodeDocs(name, text, start-1, false, want, func(d Doc) error {
+		res.docs = append(res.docs, d)
+		return nil
+	})
+	var me *Error
+	if errors.As(err, &me) && strings.HasPrefix(me.Msg, "expected an object (a YAML mapping), found ") {
+		me.Msg = "list item must be an object, found " + strings.TrimPrefix(me.Msg, "expected an object (a YAML mapping), found ")
+	}
+	res.err = err
+	return res
+}
+
+// drain emits finished items in order; with all set it waits for every one.
+func (y *yamlStream) drain(all bool) error {
+	for len(y.pending) > 0 {
+		var r itemResult
+		if all || len(y.pending) >= maxPending {
+			r = <-y.pending[0]
+		} else {
+			select {
+			case r = <-y.pending[0]:
+			default:
+				return nil
+			}
+		}
+		y.pending = y.pending[1:]
+		if r.err != nil {
+			return r.err
+		}
+		for _, d := range r.docs {
+			if err := y.fn(d); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func isDocSeparator(l []byte) bool {
+	if bytes.HasPrefix(l, []byte("---")) {
+		return len(l) == 3 || l[3] == ' ' || l[3] == '\t'
+	}
+	return bytes.Equal(l, []byte("..."))
+}
+
+func (y *yamlStream) addLine(raw []byte) error {
+	y.line++
+	l := bytes.TrimRight(raw, "\r\n")
+	if isDocSeparator(l) {
+		if err := y.endDoc(); err != nil {
+			return err
+		}
+		if !bytes.Equal(l, []byte("...")) {
+			y.docStart = y.line
+			y.doc.Write(raw)
+			if raw[len(raw)-1] != '\n' {
+				y.doc.WriteByte('\n')
+			}
+		}
+		return nil
+	}
+	if y.doc.Len() == 0 {
+		y.docStart = y.line
+	}
+	if y.inItems {
+		indented := len(l) == 0 || l[0] == ' ' || l[0] == '\t' || l[0] == '#'
+		switch {
+		case len(l) > 0 && l[0] == '-' && (len(l) == 1 || l[1] == ' '):
+			if err := y.endItem(); err != nil {
+				return err
+			}
+			y.itemLine = y.line
+			y.item.Write(raw)
+			y.doc.WriteByte('\n')
+			return nil
+		case indented && y.itemLine > 0:
+			y.item.Write(raw)
+			y.doc.WriteByte('\n')
+			return nil
+		case indented && (len(bytes.TrimSpace(l)) == 0 || bytes.HasPrefix(bytes.TrimSpace(l), []byte("#"))):
+			y.doc.Write(raw)
+			return nil
+		case indented:
+			// An indented sequence ("items:" then "  - ..."): not kubectl's
+			// layout, and nothing streamed yet; let the parser have it all.
+			y.inItems, y.streamed = false, false
+		default:
+			// A key at column 0: the items are over.
+			if err := y.endItem(); err != nil {
+				return err
+			}
+			y.inItems = false
+		}
+	}
+	if !y.streamed && isItemsKey(l) {
+		y.inItems, y.streamed = true, true
+	}
+	y.doc.Write(raw)
+	if raw[len(raw)-1] != '\n' {
+		y.doc.WriteByte('\n')
+	}
+	return nil
+}
+
+func isItemsKey(l []byte) bool {
+	if !bytes.HasPrefix(l, []byte("items:")) {
+		return false
+	}
+	rest := bytes.TrimSpace(l[len("items:"):])
+	return len(rest) == 0 || rest[0] == '#'
+}
+
+func (y *yamlStream) endItem() error {
+	if y.itemLine == 0 {
+		return nil
+	}
+	text := dedentItem(y.item.Bytes())
+	start := y.itemLine
+	y.item.Reset()
+	y.itemLine = 0
+	out := make(chan itemResult, 1)
+	if h, ok := peekYAMLHeader(text); ok && !y.want(h.APIVersion, h.Kind) {
+		out <- itemResult{docs: []Doc{{APIVersion: h.APIVersion, Kind: h.Kind, File: y.name, Line: start}}}
+	} else {
+		if y.jobs == nil {
+			y.startParsers()
+		}
+		y.jobs <- itemJob{text: text, start: start, out: out}
+	}
+	y.pending = append(y.pending, out)
+	return y.drain(false)
+}
+
+func (y *yamlStream) endDoc() error {
+	if y.inItems {
+		if err := y.endItem(); err != nil {
+			return err
+		}
+	}
+	if err := y.drain(true); err != nil {
+		return err
+	}
+	defer func() {
+		y.doc.Reset()
+		y.inItems, y.streamed = false, false
+	}()
+	if y.doc.Len() == 0 {
+		return nil
+	}
+	return decodeDocs(y.name, y.doc.Bytes(), y.docStart-1, y.streamed, y.want, y.fn)
+}
+
+// dedentItem turns "- a: 1\n  b: 2\n" into "a: 1\nb: 2\n".
+func dedentItem(b []byte) []byte {
+	out := make([]byte, 0, len(b))
+	first := true
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		var l []byte
+		if i < 0 {
+			l, b = b, nil
+		} else {
+			l, b = b[:i+1], b[i+1:]
+		}
+		if first {
+			first = false
+			l = append([]byte{' '}, l[1:]...) // the dash
+		}
+		switch {
+		case bytes.HasPrefix(l, []byte("  ")):
+			l = l[2:]
+		case len(bytes.TrimSpace(l)) == 0:
+			l = []byte("\n")
+		case l[0] == ' ':
+			l = l[1:]
+		}
+		out = append(out, l...)
+	}
+	return out
+}
+
+var yamlKeyRE = regexp.MustCompile(`^(apiVersion|kind):[ \t]*("?)([A-Za-z0-9._/-]+)("?)[ \t]*(#.*)?\r?$`)
+
+// peekYAMLHeader finds apiVersion and kind as plain top-level keys of a
+// document's text. ok is false when they are not written plainly.
+func peekYAMLHeader(text []byte) (h header, ok bool) {
+	var haveAPI, haveKind bool
+	for len(text) > 0 {
+		i := bytes.IndexByte(text, '\n')
+		var l []byte
+		if i < 0 {
+			l, text = text, nil
+		} else {
+			l, text = text[:i], text[i+1:]
+		}
+		if len(l) == 0 || (l[0] != 'a' && l[0] != 'k') {
+			continue
+		}
+		m := yamlKeyRE.FindSubmatch(l)
+		if m == nil || string(m[2]) != string(m[4]) {
+			continue
+		}
+		if string(m[1]) == "kind" {
+			if haveKind {
+				return h, false
+			}
+			h.Kind, haveKind = string(m[3]), true
+		} else {
+			if haveAPI {
+				return h, false
+			}
+			h.APIVersion, haveAPI = string(m[3]), true
+		}
+	}
+	return h, haveAPI && haveKind
+}
+
+// decodeDocs parses text (whose first line is line off+1 of the file) with
+// the YAML library and emits its objects. When streamed is set, the
+// document's items were already emitted and it must be a List.
+func decodeDocs(name string, text []byte, off int, streamed bool, want Want, fn func(Doc) error) error {
+	dec := yaml.NewDecoder(bytes.NewReader(text))
+	lastLine := off
+	for {
+		var doc yaml.Node
+		err := dec.Decode(&doc)
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return yamlError(name, off, lastLine, err)
+		}
+		if len(doc.Content) == 0 {
+			continue // an empty document: only comments, or "---" alone
+		}
+		root := doc.Content[0]
+		lastLine = root.Line + off
+		if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
+			continue
+		}
+		if root.Kind != yaml.MappingNode {
+			return &Error{File: name, Line: root.Line + off, Msg: fmt.Sprintf("expected an object (a YAML mapping), found %s", describe(root))}
+		}
+		h := yamlHeader(root)
+		if streamed {
+			if !isList(h.Kind) {
+				return &Error{File: name, Line: root.Line + off, Msg: fmt.Sprintf("%s has a top-level items list but is not a List", h.Kind)}
+			}
+			continue
+		}
+		if isList(h.Kind) {
+			if items := mapValue(root, "items"); items != nil {
+				if items.Kind == yaml.ScalarNode && items.Tag == "!!null" {
+					continue
+				}
+				if items.Kind != yaml.SequenceNode {
+					return &Error{File: name, Line: items.Line + off, Msg: "items of a " + h.Kind + " must be a list of objects"}
+				}
+				for _, it := range items.Content {
+					if it.Kind != yaml.MappingNode {
+						return &Error{File: name, Line: it.Line + off, Msg: fmt.Sprintf("list item must be an object, found %s", describe(it))}
+					}
+					it := it
+					if err := emit(name, it.Line+off, yamlHeader(it), func() ([]byte, error) { return nodeJSON(it) }, want, fn); err != nil {
+						return err
+					}
+				}
+				continue
+			}
+		}
+		if err := emit(name, root.Line+off, h, func() ([]byte, error) { return nodeJSON(root) }, want, fn); err != nil {
+			return err
+		}
+	}
+}
+
+var yamlLineRE = regexp.MustCompile(`^yaml: (?:line (\d+): )?(.*)$`)
+
+// yamlError turns a decoder error into FILE:LINE form; the decoder counts
+// lines from the start of the text it was given, which is line off+1.
+func yamlError(name string, off, after int, err error) error {
+	var te *yaml.TypeError
+	if errors.As(err, &te) {
+		return &Error{File: name, Line: max(after, off+1), Msg: strings.Join(te.Errors, "; ")}
+	}
+	msg := err.Error()
+	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
+		line := max(after, off+1)
+		if m[1] != "" {
+			n, _ := strconv.Atoi(m[1])
+			line = n + off
+		}
+		return &Error{File: name, Line: line, Msg: "invalid YAML: " + m[2]}
+	}
+	return &Error{File: name, Line: max(after, off+1), Msg: "invalid YAML: " + msg}
+}
+
+func describe(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.AliasNode:
+		return "an alias"
+	case yaml.ScalarNode:
+		v := n.Value
+		if len(v) > 40 {
+			v = v[:40] + "…"
+		}
+		return fmt.Sprintf("the value %q", v)
+	}
+	return "nothing"
+}
+
+func mapValue(m *yaml.Node, key string) *yaml.Node {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if k := m.Content[i]; k.Kind == yaml.ScalarNode && k.Value == key {
+			return m.Content[i+1]
+		}
+	}
+	return nil
+}
+
+func yamlHeader(m *yaml.Node) header {
+	var h header
+	if v := mapValue(m, "apiVersion"); v != nil && v.Kind == yaml.ScalarNode {
+		h.APIVersion = v.Value
+	}
+	if v := mapValue(m, "kind"); v != nil && v.Kind == yaml.ScalarNode {
+		h.Kind = v.Value
+	}
+	return h
+}
+
+// nodeJSON converts a YAML node to JSON, with the YAML 1.2 core schema that
+// Kubernetes tools use.
+func nodeJSON(n *yaml.Node) ([]byte, error) {
+	var buf bytes.Buffer
+	w := &jsonWriter{buf: &buf, budget: maxVisits}
+	if err := w.write(n, 0); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+var errTooLarge = errors.New("object too large (after expanding YAML aliases)")
+
+// maxVisits bounds the nodes visited while converting one object, so that
+// aliases and merge keys that refer to each other over and over cannot make
+// the conversion run for ever without growing the output.
+const maxVisits = 2_000_000
+
+type jsonWriter struct {
+	buf    *bytes.Buffer
+	budget int
+}
+
+func (w *jsonWriter) write(n *yaml.Node, depth int) error {
+	buf := w.buf
+	w.budget--
+	if w.budget < 0 {
+		return errTooLarge
+	}
+	if depth > MaxDepth {
+		return fmt.Errorf("line %d: nested too deeply", n.Line)
+	}
+	if buf.Len() > MaxObjectJSON {
+		return errTooLarge
+	}
+	switch n.Kind {
+	case yaml.DocumentNode:
+		if len(n.Content) == 0 {
+			buf.WriteString("null")
+			return nil
+		}
+		return w.write(n.Content[0], depth+1)
+	case yaml.AliasNode:
+		if n.Alias == nil {
+			return fmt.Errorf("line %d: unknown alias", n.Line)
+		}
+		return w.write(n.Alias, depth+1)
+	case yaml.SequenceNode:
+		buf.WriteByte('[')
+		for i, c := range n.Content {
+			if i > 0 {
+				buf.WriteByte(',')
+			}
+			if err := w.write(c, depth+1); err != nil {
+				return err
+			}
+		}
+		buf.WriteByte(']')
+		return nil
+	case yaml.MappingNode:
+		buf.WriteByte('{')
+		first := true
+		seen := map[string]bool{}
+		if err := w.mapping(n, depth, &first, seen); err != nil {
+			return err
+		}
+		buf.WriteByte('}')
+		return nil
+	case yaml.ScalarNode:
+		return writeScalar(buf, n)
+	}
+	return fmt.Errorf("line %d: unexpected YAML node", n.Line)
+}
+
+func (w *jsonWriter) mapping(n *yaml.Node, depth int, first *bool, seen map[string]bool) error {
+	buf := w.buf
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		w.budget--
+		if w.budget < 0 {
+			return errTooLarge
+		}
+		if k.Kind == yaml.ScalarNode && k.Tag == "!!merge" {
+			// "<<: *anchor" merges the anchored mapping(s) in.
+			src := v
+			if src.Kind == yaml.AliasNode {
+				src = src.Alias
+			}
+			if src == nil || depth > MaxDepth {
+				return fmt.Errorf("line %d: bad merge", k.Line)
+			}
+			var maps []*yaml.Node
+			switch src.Kind {
+			case yaml.MappingNode:
+				maps = []*yaml.Node{src}
+			case yaml.SequenceNode:
+				for _, c := range src.Content {
+					if c.Kind == yaml.AliasNode {
+						c = c.Alias
+					}
+					if c == nil || c.Kind != yaml.MappingNode {
+						return fmt.Errorf("line %d: merge needs mappings", k.Line)
+					}
+					maps = append(maps, c)
+				}
+			default:
+				return fmt.Errorf("line %d: merge needs a mapping", k.Line)
+			}
+			for _, m := range maps {
+				if err := w.mapping(m, depth+1, first, seen); err != nil {
+					return err
+				}
+			}
+			continue
+		}
+		if k.Kind != yaml.ScalarNode {
+			return fmt.Errorf("line %d: a mapping key must be a plain value, found %s", k.Line, describe(k))
+		}
+		if seen[k.Value] {
+			continue // first wins, as with merge keys
+		}
+		seen[k.Value] = true
+		if !*first {
+			buf.WriteByte(',')
+		}
+		*first = false
+		kb, _ := json.Marshal(k.Value)
+		buf.Write(kb)
+		buf.WriteByte(':')
+		if err := w.write(v, depth+1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func writeScalar(buf *bytes.Buffer, n *yaml.Node) error {
+	switch n.Tag {
+	case "!!null":
+		buf.WriteString("null")
+		return nil
+	case "!!bool":
+		switch strings.ToLower(n.Value) {
+		case "true":
+			buf.WriteString("true")
+			return nil
+		case "false":
+			buf.WriteString("false")
+			return nil
+		}
+	case "!!int":
+		if i, err := strconv.ParseInt(strings.ReplaceAll(n.Value, "_", ""), 0, 64); err == nil {
+			buf.WriteString(strconv.FormatInt(i, 10))
+			return nil
+		}
+		if u, err := strconv.ParseUint(strings.ReplaceAll(n.Value, "_", ""), 0, 64); err == nil {
+			buf.WriteString(strconv.FormatUint(u, 10))
+			return nil
+		}
+	case "!!float":
+		if f, err := strconv.ParseFloat(strings.ReplaceAll(n.Value, "_", ""), 64); err == nil && !math.IsInf(f, 0) && !math.IsNaN(f) {
+			b, _ := json.Marshal(f)
+			buf.Write(b)
+			return nil
+		}
+		return fmt.Errorf("line %d: number %q cannot be represented in JSON", n.Line, n.Value)
+	}
+	// Strings, timestamps, binary and anything else: the text itself.
+	b, _ := json.Marshal(n.Value)
+	buf.Write(b)
+	return nil
+}

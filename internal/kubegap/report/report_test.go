@@ -1,0 +1,222 @@
+package report_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/incidentlib/incidentlib/internal/corpus"
+	"github.com/incidentlib/incidentlib/internal/kubegap"
+	"github.com/incidentlib/incidentlib/internal/kubegap/checks"
+	"github.com/incidentlib/incidentlib/internal/kubegap/inventory"
+	"github.com/incidentlib/incidentlib/internal/kubegap/report"
+)
+
+func fixtureResult(t *testing.T) *kubegap.Result {
+	t.Helper()
+	cs := checks.All()
+	inv, _, err := kubegap.ReadFiles([]string{"../checks/testdata/dns-few-replicas/fail.yaml", "../checks/testdata/no-prestop-behind-lb/fail.yaml"}, nil, cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := kubegap.Evaluate(inv, cs, nil, true)
+	if len(res.Findings) < 2 {
+		t.Fatalf("fixtures gave %d findings", len(res.Findings))
+	}
+	return res
+}
+
+func keys(m map[string]any) string {
+	var k []string
+	for key := range m {
+		k = append(k, key)
+	}
+	sort.Strings(k)
+	return strings.Join(k, ",")
+}
+
+// TestJSONShape pins the report's shape: exactly these keys.
+func TestJSONShape(t *testing.T) {
+	var buf bytes.Buffer
+	if err := report.Write(&buf, fixtureResult(t), "json", "en", "test"); err != nil {
+		t.Fatal(err)
+	}
+	var top map[string]any
+	if err := json.Unmarshal(buf.Bytes(), &top); err != nil {
+		t.Fatal(err)
+	}
+	if got := keys(top); got != "api_requests,findings,not_evaluated" {
+		t.Errorf("top-level keys %s", got)
+	}
+	f := top["findings"].([]any)[0].(map[string]any)
+	if got := keys(f); got != "cases,check,message,object,severity" {
+		t.Errorf("finding keys %s", got)
+	}
+	if got := keys(f["object"].(map[string]any)); got != "kind,name,namespace" {
+		t.Errorf("object keys %s", got)
+	}
+	if _, ok := top["not_evaluated"].([]any); !ok {
+		t.Errorf("not_evaluated must be a list, got %v", top["not_evaluated"])
+	}
+}
+
+func TestKorean(t *testing.T) {
+	var buf bytes.Buffer
+	if err := report.Write(&buf, fixtureResult(t), "table", "ko", "test"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "심각도") || !strings.Contains(buf.String(), "복제본이 1개입니다") {
+		t.Errorf("Korean table lacks Korean text:\n%s", buf.String())
+	}
+}
+
+// TestSARIF checks the structure GitHub code scanning requires.
+func TestSARIF(t *testing.T) {
+	var buf bytes.Buffer
+	res := fixtureResult(t)
+	if err := report.Write(&buf, res, "sarif", "en", "1.2.3"); err != nil {
+		t.Fatal(err)
+	}
+	var log struct {
+		Schema  string `json:"$schema"`
+		Version string `json:"version"`
+		Runs    []struct {
+			Tool struct {
+				Driver struct {
+					Name  string `json:"name"`
+					Rules []struct {
+						ID                   string `json:"id"`
+						ShortDescription     struct{ Text string }
+						DefaultConfiguration struct{ Level string }
+					} `json:"rules"`
+				} `json:"driver"`
+			} `json:"tool"`
+			Results []struct {
+				RuleID    string `json:"ruleId"`
+				RuleIndex int    `json:"ruleIndex"`
+				Level     string `json:"level"`
+				Message   struct{ Text string }
+				Locations []struct {
+					PhysicalLocation struct {
+						ArtifactLocation struct{ URI string }
+						Region           struct{ StartLine int }
+					}
+				}
+				PartialFingerprints map[string]string
+			} `json:"results"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal(buf.Bytes(), &log); err != nil {
+		t.Fatal(err)
+	}
+	if log.Version != "2.1.0" || !strings.Contains(log.Schema, "sarif-2.1.0") || len(log.Runs) != 1 {
+		t.Fatalf("not SARIF 2.1.0: %s %s", log.Version, log.Schema)
+	}
+	run := log.Runs[0]
+	if run.Tool.Driver.Name != "kubegap" || len(run.Tool.Driver.Rules) != len(checks.All()) {
+		t.Errorf("driver %q with %d rules", run.Tool.Driver.Name, len(run.Tool.Driver.Rules))
+	}
+	if len(run.Results) != len(res.Findings) {
+		t.Fatalf("%d results for %d findings", len(run.Results), len(res.Findings))
+	}
+	for _, r := range run.Results {
+		if r.RuleIndex < 0 || r.RuleIndex >= len(run.Tool.Driver.Rules) || run.Tool.Driver.Rules[r.RuleIndex].ID != r.RuleID {
+			t.Errorf("result %s has ruleIndex %d pointing elsewhere", r.RuleID, r.RuleIndex)
+		}
+		if r.Level != "error" && r.Level != "warning" && r.Level != "note" {
+			t.Errorf("bad level %q", r.Level)
+		}
+		if len(r.Locations) != 1 || r.Locations[0].PhysicalLocation.ArtifactLocation.URI == "" || r.Locations[0].PhysicalLocation.Region.StartLine < 1 {
+			t.Errorf("result %s lacks a physical location: %+v", r.RuleID, r.Locations)
+		}
+		if strings.Contains(r.Locations[0].PhysicalLocation.ArtifactLocation.URI, `\`) {
+			t.Errorf("uri with backslash")
+		}
+		if r.Message.Text == "" || len(r.PartialFingerprints) == 0 {
+			t.Errorf("result %s lacks message or fingerprint", r.RuleID)
+		}
+	}
+	// The file the finding came from, and its line.
+	found := false
+	for _, r := range run.Results {
+		l := r.Locations[0].PhysicalLocation
+		if r.RuleID == "dns-few-replicas" && strings.HasSuffix(l.ArtifactLocation.URI, "dns-few-replicas/fail.yaml") && l.Region.StartLine == 2 {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no result pointing at dns-few-replicas/fail.yaml:2")
+	}
+}
+
+func TestMarkdownCompact(t *testing.T) {
+	var buf bytes.Buffer
+	res := fixtureResult(t)
+	if err := report.Write(&buf, res, "markdown", "en", "test"); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	if !strings.HasPrefix(out, "# kubegap\n") || !strings.Contains(out, "`dns-few-replicas`") || !strings.Contains(out, "## Fixes") {
+		t.Errorf("markdown:\n%s", out)
+	}
+	// One line a finding, one a fix, one a check not evaluated, and a few
+	// headings: compact.
+	if lines := strings.Count(out, "\n"); lines > len(res.Findings)*2+len(res.NotEvaluated)+12 {
+		t.Errorf("markdown has %d lines for %d findings", lines, len(res.Findings))
+	}
+}
+
+func TestExplainCitesCorpus(t *testing.T) {
+	c, err := corpus.LoadEmbedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range checks.All() {
+		e := report.Explain(k, c.Case, "en")
+		if len(e.Why) != len(k.Cases) {
+			t.Fatalf("%s: %d cases explained", k.ID, len(e.Why))
+		}
+		for i, w := range e.Why {
+			want := strings.TrimSpace(c.Case(k.Cases[i]).Summary.EN)
+			if w.Summary != want || w.Title == "" {
+				t.Errorf("%s: case %s summary not taken from the corpus", k.ID, w.ID)
+			}
+		}
+		var buf bytes.Buffer
+		if err := report.WriteExplain(&buf, e, "text", "en"); err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range []string{"WHAT IT LOOKS AT", "WHY", "HOW TO FIX", "WHAT IT CANNOT SEE"} {
+			if !strings.Contains(buf.String(), h) {
+				t.Errorf("%s: explain lacks %s", k.ID, h)
+			}
+		}
+	}
+}
+
+func TestRBAC(t *testing.T) {
+	var buf bytes.Buffer
+	if err := report.WriteRBAC(&buf, checks.All(), "kubegap-reader"); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	if strings.Contains(out, "secrets") || strings.Contains(out, "\"*\"") {
+		t.Errorf("role grants secrets or wildcards:\n%s", out)
+	}
+	for _, v := range []string{"create", "update", "delete", "patch", "watch"} {
+		if strings.Contains(out, `"`+v+`"`) {
+			t.Errorf("role grants %s", v)
+		}
+	}
+	for _, k := range checks.Kinds(checks.All()) {
+		info := inventory.Info(k)
+		if !strings.Contains(out, `"`+info.Resource+`"`) {
+			t.Errorf("role lacks %s", info.Resource)
+		}
+	}
+	if !strings.Contains(out, "kind: Role\n") || !strings.Contains(out, "namespace: kube-system") {
+		t.Errorf("ConfigMaps should be granted in kube-system only:\n%s", out)
+	}
+}
