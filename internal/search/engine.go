@@ -53,6 +53,7 @@ func (p textPlan) empty() bool { return len(p.terms) == 0 && len(p.phrases) == 0
 // scratch holds per-search buffers, reused through a pool.
 type scratch struct {
 	score   []float32
+	fields  []uint8 // which text fields matched, one bit a field
 	touched []uint32
 }
 
@@ -102,14 +103,16 @@ func (ix *Index) score(p textPlan, allowed bitset, sc *scratch) (bitset, []uint3
 	n := len(ix.docs)
 	if cap(sc.score) < n {
 		sc.score = make([]float32, n)
+		sc.fields = make([]uint8, n)
 	}
-	sc.score = sc.score[:n]
+	sc.score, sc.fields = sc.score[:n], sc.fields[:n]
 	sc.touched = sc.touched[:0]
-	add := func(d uint32, v float32) {
+	add := func(d uint32, v float32, f int) {
 		if sc.score[d] == 0 {
 			sc.touched = append(sc.touched, d)
 		}
 		sc.score[d] += v
+		sc.fields[d] |= 1 << f
 	}
 	N := float64(max(ix.nLive, 1))
 	scoreTerm := func(t string, weight float32) {
@@ -132,7 +135,7 @@ func (ix *Index) score(p textPlan, allowed bitset, sc *scratch) (bitset, []uint3
 				}
 				tf := float32(pl.tfs[i])
 				norm := tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*float32(lens[d])/avg))
-				add(d, w*norm)
+				add(d, w*norm, f)
 			}
 		}
 	}
@@ -153,7 +156,7 @@ func (ix *Index) score(p textPlan, allowed bitset, sc *scratch) (bitset, []uint3
 	}
 	for _, id := range p.ids {
 		if d, ok := ix.byID[id]; ok && allowed.has(d) {
-			add(d, 1000)
+			add(d, 1000, fTitle)
 		}
 	}
 	var hits bitset
@@ -174,6 +177,7 @@ func (ix *Index) score(p textPlan, allowed bitset, sc *scratch) (bitset, []uint3
 				if sc.score[d] == 0 {
 					sc.touched = append(sc.touched, d)
 					sc.score[d] = 1e-6
+					sc.fields[d] = 0xff
 				}
 			}
 		})
@@ -285,7 +289,7 @@ func (ix *Index) Search(q Query) (*Result, error) {
 	sc := scratchPool.Get().(*scratch)
 	defer func() {
 		for _, d := range sc.touched {
-			sc.score[d] = 0
+			sc.score[d], sc.fields[d] = 0, 0
 		}
 		scratchPool.Put(sc)
 	}()
@@ -319,10 +323,11 @@ func (ix *Index) Search(q Query) (*Result, error) {
 		for _, d := range page {
 			c := ix.docs[d]
 			var score float64
+			mask := uint8(0xff)
 			if int(d) < len(sc.score) {
-				score = float64(sc.score[d])
+				score, mask = float64(sc.score[d]), sc.fields[d]
 			}
-			res.Hits = append(res.Hits, Hit{Case: c, Score: score, Snippet: ix.snippet(c, q.Lang, p.marks)})
+			res.Hits = append(res.Hits, Hit{Case: c, Score: score, Snippet: ix.snippet(c, q.Lang, p.marks, mask)})
 		}
 	} else if res.Total > 0 {
 		res.Notes = append(res.Notes, fmt.Sprintf("offset %d is past the last result (%d in all)", q.Offset, res.Total))
@@ -387,7 +392,7 @@ func (ix *Index) textScores(text string, includePrivate bool, n int) map[string]
 	sc := scratchPool.Get().(*scratch)
 	defer func() {
 		for _, d := range sc.touched {
-			sc.score[d] = 0
+			sc.score[d], sc.fields[d] = 0, 0
 		}
 		scratchPool.Put(sc)
 	}()

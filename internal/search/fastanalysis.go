@@ -130,21 +130,45 @@ func (a *fastAnalyzer) each(text string, cache stemCache, fn func(string)) {
 	flush()
 }
 
+// asciiWord marks the ASCII bytes that belong to a word.
+var asciiWord = func() (t [128]bool) {
+	for c := 0; c < 128; c++ {
+		t[c] = c == '_' || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
+	}
+	return
+}()
+
 // words calls fn with the byte range of every word of text and the word
-// lower-cased, splitting as the analyzer's tokenizer does.
+// lower-cased, splitting as the analyzer's tokenizer does. ASCII, most of
+// the English text, takes a fast path.
 func words(text string, fn func(start, end int, lower []byte)) {
 	buf := make([]byte, 0, 64)
 	start := -1
-	for i := 0; i < len(text); {
+	isWord := func(i int) (bool, rune, int) {
+		if c := text[i]; c < utf8.RuneSelf {
+			return asciiWord[c], rune(c), 1
+		}
 		r, n := utf8.DecodeRuneInString(text[i:])
+		return wordRune(r), r, n
+	}
+	for i := 0; i < len(text); {
+		w, r, n := isWord(i)
 		switch {
-		case wordRune(r):
+		case w:
 			if start < 0 {
 				start = i
 			}
-			buf = utf8.AppendRune(buf, unicode.ToLower(r))
+			if n == 1 {
+				c := byte(r)
+				if c >= 'A' && c <= 'Z' {
+					c += 'a' - 'A'
+				}
+				buf = append(buf, c)
+			} else {
+				buf = utf8.AppendRune(buf, unicode.ToLower(r))
+			}
 		case start >= 0 && (r == '.' || r == ':') && i+n < len(text):
-			if r2, _ := utf8.DecodeRuneInString(text[i+n:]); wordRune(r2) {
+			if w2, _, _ := isWord(i + n); w2 {
 				buf = append(buf, byte(r))
 			} else {
 				fn(start, i, buf)
@@ -168,13 +192,21 @@ func words(text string, fn func(start, end int, lower []byte)) {
 // short, so a word that holds no want term (less its last letter) is
 // skipped cheaply.
 func (a *fastAnalyzer) spans(text string, want map[string]bool, cache stemCache) []span {
+	// Keep only the prefixes the text holds at all: most texts hold none
+	// and are skipped without being split into words.
+	lowerText := bytes.ToLower([]byte(text))
 	var prefixes [][]byte
 	for t := range want {
 		p := []byte(t)
 		if len(p) > 1 && p[len(p)-1] < utf8.RuneSelf {
 			p = p[:len(p)-1]
 		}
-		prefixes = append(prefixes, p)
+		if bytes.Contains(lowerText, p) {
+			prefixes = append(prefixes, p)
+		}
+	}
+	if len(prefixes) == 0 {
+		return nil
 	}
 	var out []span
 	words(text, func(start, end int, lower []byte) {

@@ -22,7 +22,12 @@ func joinable(gap string) bool {
 // matched, and marks the matched words. Without query terms it is the start
 // of the summary. Only the page's hits are analysed, so a search analyses
 // a few texts whatever the size of the corpus.
-func (ix *Index) snippet(c *incidentlib.Case, lang string, terms []string) string {
+//
+// fields says which fields matched (one bit a field, from scoring): only
+// those are read, in the order symptoms, summary, trigger, title; the first
+// with three matches in the reader's language is used, else the one with
+// the most.
+func (ix *Index) snippet(c *incidentlib.Case, lang string, terms []string, fields uint8) string {
 	summary := c.Summary.In(lang)
 	if len(terms) == 0 {
 		return html.EscapeString(cut(summary, 0, SnippetLen))
@@ -32,10 +37,18 @@ func (ix *Index) snippet(c *incidentlib.Case, lang string, terms []string) strin
 		want[t] = true
 	}
 	best, bestSpans := summary, []span(nil)
-	for _, text := range []string{c.SymptomsText.In(lang), summary, c.Trigger.In(lang), c.Title.In(lang)} {
-		spans := ix.fast.spans(text, want, nil)
-		if len(spans) > len(bestSpans) {
-			best, bestSpans = text, spans
+	for _, f := range []struct {
+		bit  int
+		text string
+	}{{fSymptoms, c.SymptomsText.In(lang)}, {fSummary, summary}, {fTrigger, c.Trigger.In(lang)}, {fTitle, c.Title.In(lang)}} {
+		if fields&(1<<f.bit) == 0 {
+			continue
+		}
+		if spans := ix.fast.spans(f.text, want, nil); len(spans) > len(bestSpans) {
+			best, bestSpans = f.text, spans
+			if len(spans) >= 3 {
+				break // enough to show why it matched; skip the rest
+			}
 		}
 	}
 	if len(bestSpans) == 0 {
