@@ -36,7 +36,7 @@ var gvr = map[string]schema.GroupVersionResource{
 // workloads; pods as many as KUBEGAP_SCALE_PODS, default 2,000, since kubegap
 // only counts them) into a real API server and records how many requests a
 // live scan makes. It runs only with KUBEGAP_LIVE_SCALE=1 (it takes
-// minutes); docs/PERFORMANCE-kubegap.md quotes it.
+// minutes); docs/PERFORMANCE.md (kubegap) quotes it.
 func TestLiveScale(t *testing.T) {
 	if os.Getenv("KUBEGAP_LIVE_SCALE") != "1" {
 		t.Skip("set KUBEGAP_LIVE_SCALE=1 to load a 5,000-node cluster into a real API server")

@@ -1,5 +1,5 @@
 // Command gen writes the synthetic dump of a 5,000-node, 150,000-pod
-// cluster that docs/PERFORMANCE-kubegap.md measures:
+// cluster that docs/PERFORMANCE.md (kubegap) measures:
 //
 //	go run ./internal/kubegap/synth/gen -format json > /tmp/cluster.json
 package main
