@@ -36,9 +36,21 @@ func TestEmbeddedCorpus(t *testing.T) {
 	if c.Case("IL-0321").OrgSlug != "skyscanner" {
 		t.Errorf("IL-0321 is not the Skyscanner case")
 	}
-	// Both languages on every text field, checked again on the loaded values.
+	// Both languages on every text field, checked again on the loaded values;
+	// summaries in two to four paragraphs.
 	for _, k := range c.Cases {
 		checkBoth(t, k.ID, reflect.ValueOf(*k), "")
+		for _, text := range []string{k.Summary.EN, k.Summary.KO} {
+			n := 0
+			for _, p := range strings.Split(text, "\n\n") {
+				if strings.TrimSpace(p) != "" {
+					n++
+				}
+			}
+			if n < 2 || n > 4 {
+				t.Errorf("%s: summary has %d paragraphs; write two to four", k.ID, n)
+			}
+		}
 	}
 	// Every vocabulary term is used by a case or marked reserved.
 	used := map[string]bool{}
