@@ -194,7 +194,7 @@ func words(text string, fn func(start, end int, lower []byte)) {
 func (a *fastAnalyzer) spans(text string, want map[string]bool, cache stemCache) []span {
 	// Keep only the prefixes the text holds at all: most texts hold none
 	// and are skipped without being split into words.
-	lowerText := bytes.ToLower([]byte(text))
+	lowerText := asciiLower(text)
 	var prefixes [][]byte
 	for t := range want {
 		p := []byte(t)
@@ -227,6 +227,22 @@ func (a *fastAnalyzer) spans(text string, want map[string]bool, cache stemCache)
 		}
 	})
 	return out
+}
+
+// asciiLower lower-cases the ASCII letters of text and copies the rest:
+// enough for the pre-check in spans (Hangul has no case). A word whose
+// match hangs on a non-ASCII capital letter goes unmarked in its snippet;
+// the search itself is not affected.
+func asciiLower(text string) []byte {
+	b := make([]byte, len(text))
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		b[i] = c
+	}
+	return b
 }
 
 // sequence returns the terms of text in order, without the parts of

@@ -24,7 +24,7 @@ type testServer struct {
 	db  string
 }
 
-func newServer(t *testing.T, mutate func(*server.Config)) *testServer {
+func newServer(t testing.TB, mutate func(*server.Config)) *testServer {
 	t.Helper()
 	ctx := context.Background()
 	c, err := corpus.LoadEmbedded()
