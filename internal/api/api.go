@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/internal/i18n"
 	"github.com/incidentlib/incidentlib/internal/library"
 	"github.com/incidentlib/incidentlib/internal/search"
 	"github.com/incidentlib/incidentlib/internal/view"
@@ -209,14 +210,11 @@ func intParam(q url.Values, name string, def int) (int, error) {
 }
 
 func langParam(q url.Values) (string, error) {
-	switch l := q.Get("lang"); l {
-	case "", "ko":
-		return "ko", nil
-	case "en":
-		return "en", nil
-	default:
-		return "", incidentlib.Errorf(incidentlib.ErrInvalid, "lang %q is not supported; use ko or en", truncate(l, 20))
+	l, err := i18n.ParseLang(q.Get("lang"), "ko")
+	if err != nil {
+		return "", incidentlib.Errorf(incidentlib.ErrInvalid, "%v", err)
 	}
+	return l, nil
 }
 
 // listValues splits repeated and comma-separated values.

@@ -10,6 +10,21 @@ var Langs = []string{"ko", "en"}
 // Valid reports whether lang is a supported language.
 func Valid(lang string) bool { return lang == "ko" || lang == "en" }
 
+// ParseLang checks a language parameter: empty gives def, ko and en pass,
+// anything else is an error that says what is accepted.
+func ParseLang(l, def string) (string, error) {
+	switch l {
+	case "":
+		return def, nil
+	case "ko", "en":
+		return l, nil
+	}
+	if len(l) > 20 {
+		l = l[:20] + "…"
+	}
+	return "", fmt.Errorf("lang %q is not supported; use ko or en", l)
+}
+
 // T returns the string key in lang; a missing key shows as itself so that
 // the test that every key exists in both languages can find it.
 func T(lang, key string) string {

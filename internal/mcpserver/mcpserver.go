@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/internal/i18n"
 	"github.com/incidentlib/incidentlib/internal/search"
 )
 
@@ -150,15 +151,7 @@ type ListOutput struct {
 	Notes      []string `json:"notes,omitempty"`
 }
 
-func lang(l string) (string, error) {
-	switch l {
-	case "", "en":
-		return "en", nil
-	case "ko":
-		return "ko", nil
-	}
-	return "", fmt.Errorf("lang %q is not supported; use en or ko", l)
-}
+func lang(l string) (string, error) { return i18n.ParseLang(l, "en") }
 
 func clampLimit(n int) int {
 	if n <= 0 {

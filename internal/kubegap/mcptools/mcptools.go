@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/incidentlib/incidentlib/internal/corpus"
+	"github.com/incidentlib/incidentlib/internal/i18n"
 	"github.com/incidentlib/incidentlib/internal/kubegap"
 	"github.com/incidentlib/incidentlib/internal/kubegap/checks"
 	"github.com/incidentlib/incidentlib/internal/kubegap/live"
@@ -92,15 +93,7 @@ type Incident struct {
 	CitedBy     []string `json:"cited_by"`
 }
 
-func lang(l string) (string, error) {
-	switch l {
-	case "", "en":
-		return "en", nil
-	case "ko":
-		return "ko", nil
-	}
-	return "", fmt.Errorf("unknown lang %q (want en or ko)", l)
-}
+func lang(l string) (string, error) { return i18n.ParseLang(l, "en") }
 
 func readOnly(title string) *mcp.ToolAnnotations {
 	f := false
