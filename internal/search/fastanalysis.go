@@ -114,6 +114,8 @@ func (a *fastAnalyzer) each(text string, cache stemCache, fn func(string)) {
 	for i := 0; i < len(text); {
 		r, n := utf8.DecodeRuneInString(text[i:])
 		switch {
+		case r >= 0xAC00 && r <= 0xD7A3: // Hangul syllables have no case
+			buf = append(buf, text[i:i+n]...)
 		case wordRune(r):
 			buf = utf8.AppendRune(buf, unicode.ToLower(r))
 		case len(buf) > 0 && (r == '.' || r == ':') && i+n < len(text):
@@ -158,13 +160,16 @@ func words(text string, fn func(start, end int, lower []byte)) {
 			if start < 0 {
 				start = i
 			}
-			if n == 1 {
+			switch {
+			case n == 1:
 				c := byte(r)
 				if c >= 'A' && c <= 'Z' {
 					c += 'a' - 'A'
 				}
 				buf = append(buf, c)
-			} else {
+			case r >= 0xAC00 && r <= 0xD7A3: // Hangul has no case
+				buf = append(buf, text[i:i+n]...)
+			default:
 				buf = utf8.AppendRune(buf, unicode.ToLower(r))
 			}
 		case start >= 0 && (r == '.' || r == ':') && i+n < len(text):

@@ -24,6 +24,9 @@ func init() {
 type wordTokenizer struct{}
 
 func wordRune(r rune) bool {
+	if r >= 0xAC00 && r <= 0xD7A3 { // Hangul syllables, most of the Korean text
+		return true
+	}
 	return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r)
 }
 
