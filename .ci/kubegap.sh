@@ -26,7 +26,9 @@ build_binaries() {
   (cd tools/kube && CGO_ENABLED=0 go build -trimpath -o "$tmp/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver)
   (cd tools/kube/etcd && CGO_ENABLED=0 go build -trimpath -o "$tmp/etcd" go.etcd.io/etcd/server/v3)
   "$tmp/kube-apiserver" --version
-  "$tmp/etcd" --version | head -1
+  # No "| head" here: under pipefail, etcd dying of SIGPIPE would fail the build.
+  etcd_v=$("$tmp/etcd" --version)
+  echo "${etcd_v%%$'\n'*}"
   rm -rf "$bin_dir"
   mv "$tmp" "$bin_dir"   # atomic: a half-built dir is never taken as cached
 }

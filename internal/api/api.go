@@ -86,10 +86,14 @@ func (a *API) Install(mux *http.ServeMux) {
 			allow = strings.Join(append(methods, "HEAD", "OPTIONS"), ", ")
 		}
 		mux.HandleFunc("OPTIONS "+path, func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Allow", allow)
-			w.Header().Set("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS")
-			w.Header().Set("Access-Control-Allow-Headers", "If-None-Match, Content-Type")
-			w.Header().Set("Access-Control-Max-Age", "86400")
+			h := w.Header()
+			h.Set("Allow", allow)
+			// Reads are open to every origin; a preflight must say so too, or
+			// a browser drops a GET that carries If-None-Match.
+			h.Set("Access-Control-Allow-Origin", "*")
+			h.Set("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS")
+			h.Set("Access-Control-Allow-Headers", "If-None-Match, Content-Type, Accept, Accept-Language")
+			h.Set("Access-Control-Max-Age", "86400")
 			w.WriteHeader(http.StatusNoContent)
 		})
 		// Any other method on a known path: a JSON 405.
@@ -114,8 +118,15 @@ func contains(list []string, s string) bool {
 
 func (a *API) wrap(fn handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
 		if r.Method == http.MethodGet || r.Method == http.MethodHead {
-			w.Header().Set("Access-Control-Allow-Origin", "*")
+			SetCORS(h)
+		}
+		// The same URL answers differently with the token (private cases):
+		// such an answer is never stored by a shared cache.
+		h.Add("Vary", "Authorization")
+		if a.authorized(r) {
+			h.Set("Cache-Control", "private, no-store")
 		}
 		if err := fn(w, r); err != nil {
 			WriteError(w, r, a.log, err)
@@ -128,9 +139,9 @@ func (a *API) authorized(r *http.Request) bool {
 	if a.token == "" {
 		return false
 	}
-	auth := r.Header.Get("Authorization")
-	tok, ok := strings.CutPrefix(auth, "Bearer ")
-	return ok && subtle.ConstantTimeCompare([]byte(strings.TrimSpace(tok)), []byte(a.token)) == 1
+	// The scheme name is case-insensitive (RFC 9110, section 11.1).
+	scheme, tok, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
+	return ok && strings.EqualFold(scheme, "Bearer") && subtle.ConstantTimeCompare([]byte(strings.TrimSpace(tok)), []byte(a.token)) == 1
 }
 
 // Authorized is exported for the other faces (pages, MCP) that show private

@@ -61,6 +61,13 @@ func WriteError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 	WriteErrorCode(w, http.StatusInternalServerError, "internal", "something went wrong on the server; the request id in the X-Request-Id header helps find it in the logs")
 }
 
+// SetCORS marks a read answer as open to every origin and exposes the
+// headers a client script needs: the ETag to revalidate, Retry-After on 429.
+func SetCORS(h http.Header) {
+	h.Set("Access-Control-Allow-Origin", "*")
+	h.Set("Access-Control-Expose-Headers", "ETag, Retry-After, X-Request-Id")
+}
+
 // WriteErrorCode answers with a JSON error of the given status and code.
 func WriteErrorCode(w http.ResponseWriter, status int, code, msg string) {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")

@@ -110,6 +110,54 @@ func TestCORSPreflight(t *testing.T) {
 	if r.status != http.StatusNoContent || !strings.Contains(r.header.Get("Access-Control-Allow-Methods"), "GET") {
 		t.Errorf("preflight: %d %v", r.status, r.header)
 	}
+	// A browser drops the GET unless the preflight allows the origin and
+	// the conditional header.
+	if r.header.Get("Access-Control-Allow-Origin") != "*" || !strings.Contains(r.header.Get("Access-Control-Allow-Headers"), "If-None-Match") {
+		t.Errorf("preflight does not allow the origin or If-None-Match: %v", r.header)
+	}
+	g := ts.get(t, "/api/cases/IL-0049", "Origin", "https://example.com")
+	if g.header.Get("Access-Control-Allow-Origin") != "*" || !strings.Contains(g.header.Get("Access-Control-Expose-Headers"), "ETag") {
+		t.Errorf("GET does not expose ETag to scripts: %v", g.header)
+	}
+	if g.header.Get("X-Content-Type-Options") != "nosniff" {
+		t.Errorf("no X-Content-Type-Options: nosniff on an API answer")
+	}
+}
+
+// TestMetricsMethodLabels: invented method names must not become metric
+// series, or a client could grow /metrics without bound.
+func TestMetricsMethodLabels(t *testing.T) {
+	ts := newServer(t, nil)
+	for i := 0; i < 40; i++ {
+		ts.do(t, fmt.Sprintf("INVENTED%03dMETHOD", i), "/api/cases", "")
+	}
+	m := string(ts.get(t, "/metrics").body)
+	if strings.Contains(m, "INVENTED") {
+		t.Errorf("invented methods became metric labels")
+	}
+	if !strings.Contains(m, `method="other"`) {
+		t.Errorf("invented methods are not counted as other")
+	}
+}
+
+// TestTokenAnswersArePrivate: with the token, an answer may hold private
+// cases, so no shared cache may keep it, on every read route.
+func TestTokenAnswersArePrivate(t *testing.T) {
+	ts := newServer(t, nil)
+	for _, p := range []string{"/api/cases", "/api/cases/IL-0049", "/api/cases/IL-0049/similar", "/api/topics/conntrack", "/api/topics", "/api/vocab", "/api/stats"} {
+		r := ts.get(t, p, auth()...)
+		if r.status != 200 || r.header.Get("Cache-Control") != "private, no-store" {
+			t.Errorf("%s with the token: %d, Cache-Control %q", p, r.status, r.header.Get("Cache-Control"))
+		}
+		pub := ts.get(t, p)
+		if !strings.HasPrefix(pub.header.Get("Cache-Control"), "public") || !strings.Contains(strings.Join(pub.header.Values("Vary"), ","), "Authorization") {
+			t.Errorf("%s without the token: Cache-Control %q, Vary %q", p, pub.header.Get("Cache-Control"), pub.header.Values("Vary"))
+		}
+	}
+	// The scheme name is case-insensitive.
+	if r := ts.get(t, "/api/cases", "Authorization", "bearer "+testToken); r.header.Get("Cache-Control") != "private, no-store" {
+		t.Errorf("a lower-case bearer scheme is not taken as the token")
+	}
 }
 
 // TestMalformedRequests sends requests a client can get wrong; each must get
@@ -222,6 +270,9 @@ func TestRateLimit(t *testing.T) {
 			limited++
 			if r.header.Get("Retry-After") == "" || r.json(t)["error"] == nil {
 				t.Errorf("429 without Retry-After or JSON error")
+			}
+			if r.header.Get("Access-Control-Allow-Origin") != "*" || !strings.Contains(r.header.Get("Access-Control-Expose-Headers"), "Retry-After") {
+				t.Errorf("a 429 hides Retry-After from scripts of other origins: %v", r.header)
 			}
 		}
 	}

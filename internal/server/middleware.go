@@ -98,6 +98,7 @@ func (s *Server) observe(h http.Handler) http.Handler {
 			id = hex.EncodeToString(b[:])
 		}
 		w.Header().Set("X-Request-Id", id)
+		w.Header().Set("X-Content-Type-Options", "nosniff")
 		r = r.WithContext(context.WithValue(r.Context(), requestIDKey, id))
 		sw := &statusWriter{ResponseWriter: w}
 		defer func() {
@@ -119,7 +120,7 @@ func (s *Server) observe(h http.Handler) http.Handler {
 				status = http.StatusOK
 			}
 			d := time.Since(start)
-			s.metrics.requests.WithLabelValues(route, r.Method, strconv.Itoa(status)).Inc()
+			s.metrics.requests.WithLabelValues(route, methodLabel(r.Method), strconv.Itoa(status)).Inc()
 			s.metrics.latency.WithLabelValues(route).Observe(d.Seconds())
 			if s.cfg.AccessLog || status >= 500 {
 				s.log.Info("request", "request_id", id, "method", r.Method, "path", r.URL.Path, "status", status, "bytes", sw.size, "duration", d)
@@ -127,6 +128,17 @@ func (s *Server) observe(h http.Handler) http.Handler {
 		}()
 		h.ServeHTTP(sw, r)
 	})
+}
+
+// methodLabel maps a request method to a fixed set of metric labels: any
+// other method name a client invents would become a new series and grow
+// /metrics without bound.
+func methodLabel(m string) string {
+	switch m {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete, http.MethodOptions:
+		return m
+	}
+	return "other"
 }
 
 // limiter is a token bucket per client address.
@@ -192,6 +204,9 @@ func (s *Server) rateLimit(h http.Handler) http.Handler {
 			if ok, wait := s.limiter.allow(clientAddr(r)); !ok {
 				secs := int(math.Ceil(wait.Seconds()))
 				w.Header().Set("Retry-After", strconv.Itoa(max(secs, 1)))
+				if r.Method == http.MethodGet || r.Method == http.MethodHead {
+					api.SetCORS(w.Header())
+				}
 				api.WriteErrorCode(w, http.StatusTooManyRequests, "rate_limited", fmt.Sprintf("too many requests from this address; wait %d s", max(secs, 1)))
 				return
 			}
