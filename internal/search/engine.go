@@ -99,7 +99,11 @@ func (ix *Index) allowed(q *Query) bitset {
 // weighted by field, summed over terms. Quoted phrases must all match. It
 // returns the matching documents and their scores. The caller holds the
 // read lock.
-func (ix *Index) score(p textPlan, allowed bitset, sc *scratch) (bitset, []uint32) {
+//
+// The BM25 statistics (document count, document frequency, mean length) are
+// those of the documents the caller may see: the public ones, or with
+// includePrivate every live one. Retired versions never count.
+func (ix *Index) score(p textPlan, allowed bitset, includePrivate bool, sc *scratch) (bitset, []uint32) {
 	n := len(ix.docs)
 	if cap(sc.score) < n {
 		sc.score = make([]float32, n)
@@ -114,16 +118,29 @@ func (ix *Index) score(p textPlan, allowed bitset, sc *scratch) (bitset, []uint3
 		sc.score[d] += v
 		sc.fields[d] |= 1 << f
 	}
-	N := float64(max(ix.nLive, 1))
+	visible, sums, nVisible := ix.public, &ix.sumLenPub, ix.nPublic
+	if includePrivate {
+		visible, sums, nVisible = ix.live, &ix.sumLen, ix.nLive
+	}
+	N := float64(max(nVisible, 1))
 	scoreTerm := func(t string, weight float32) {
 		for f := 0; f < nFields; f++ {
 			pl := ix.post[f][t]
 			if pl == nil {
 				continue
 			}
-			df := float64(len(pl.docs))
+			n := 0
+			for _, d := range pl.docs {
+				if visible.has(d) {
+					n++
+				}
+			}
+			if n == 0 {
+				continue
+			}
+			df := float64(n)
 			idf := float32(math.Log(1 + (N-df+0.5)/(df+0.5)))
-			avg := float32(ix.sumLen[f] / N)
+			avg := float32(sums[f] / N)
 			if avg <= 0 {
 				avg = 1
 			}
@@ -299,7 +316,7 @@ func (ix *Index) Search(q Query) (*Result, error) {
 		hits = allowed
 		allowed.each(func(d uint32) { docs = append(docs, d) })
 	} else {
-		hits, docs = ix.score(p, allowed, sc)
+		hits, docs = ix.score(p, allowed, q.IncludePrivate, sc)
 		if q.Sort == SortRelevance {
 			less = func(a, b uint32) bool {
 				if sc.score[a] != sc.score[b] {
@@ -396,7 +413,7 @@ func (ix *Index) textScores(text string, includePrivate bool, n int) map[string]
 		}
 		scratchPool.Put(sc)
 	}()
-	_, docs := ix.score(p, ix.allowed(&q), sc)
+	_, docs := ix.score(p, ix.allowed(&q), includePrivate, sc)
 	top := topK(docs, n, func(a, b uint32) bool { return sc.score[a] > sc.score[b] })
 	out := map[string]float64{}
 	if len(top) == 0 {

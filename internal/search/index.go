@@ -63,6 +63,11 @@ type Index struct {
 	year   []uint16
 	flen   [nFields][]uint16
 	sumLen [nFields]float64
+	// sumLenPub and nPublic are the statistics of the public documents:
+	// a public search ranks by them alone, so that nothing about a private
+	// case (not even its words' frequencies) shows in a public answer.
+	sumLenPub [nFields]float64
+	nPublic   int
 	post   [nFields]map[string]*postings
 	// termSets maps "vocab/term" (and "org/slug") to its documents.
 	termSets map[string]bitset
@@ -179,6 +184,7 @@ func (ix *Index) add(c *incidentlib.Case, terms [nFields]map[string]uint16, lens
 	ix.live.set(d)
 	if !c.Private {
 		ix.public.set(d)
+		ix.nPublic++
 	}
 	if c.Reviewed() {
 		ix.rev.set(d)
@@ -187,6 +193,9 @@ func (ix *Index) add(c *incidentlib.Case, terms [nFields]map[string]uint16, lens
 	for f := 0; f < nFields; f++ {
 		ix.flen[f] = append(ix.flen[f], lens[f])
 		ix.sumLen[f] += float64(lens[f])
+		if !c.Private {
+			ix.sumLenPub[f] += float64(lens[f])
+		}
 		for t, tf := range terms[f] {
 			p := ix.post[f][t]
 			if p == nil {
@@ -221,10 +230,16 @@ func (ix *Index) retire(d uint32) {
 		return
 	}
 	ix.live.clear(d)
+	if !c.Private {
+		ix.nPublic--
+	}
 	ix.public.clear(d)
 	ix.rev.clear(d)
 	for f := 0; f < nFields; f++ {
 		ix.sumLen[f] -= float64(ix.flen[f][d])
+		if !c.Private {
+			ix.sumLenPub[f] -= float64(ix.flen[f][d])
+		}
 	}
 	for key, b := range ix.termSets {
 		if b.has(d) {
@@ -249,6 +264,14 @@ func (ix *Index) Len() int {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	return ix.nLive
+}
+
+// PublicLen returns the number of public cases in the index: the count any
+// unauthenticated answer (readiness, metrics, stats) may give.
+func (ix *Index) PublicLen() int {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	return ix.nPublic
 }
 
 // Case returns the case id, or nil.
@@ -339,4 +362,5 @@ func (ix *Index) compactIfNeeded() {
 	ix.docs, ix.byID, ix.live, ix.public, ix.rev = fresh.docs, fresh.byID, fresh.live, fresh.public, fresh.rev
 	ix.year, ix.flen, ix.sumLen, ix.post, ix.termSets = fresh.year, fresh.flen, fresh.sumLen, fresh.post, fresh.termSets
 	ix.nLive, ix.newest = fresh.nLive, nil
+	ix.sumLenPub, ix.nPublic = fresh.sumLenPub, fresh.nPublic
 }

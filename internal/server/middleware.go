@@ -82,7 +82,7 @@ func newMetrics(reg prometheus.Registerer, indexSize func() float64) *metrics {
 		}, []string{"route"}),
 	}
 	reg.MustRegister(m.requests, m.latency, prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-		Name: "incidentlib_index_cases", Help: "Cases in the search index, private ones included.",
+		Name: "incidentlib_index_cases", Help: "Public cases in the search index (private ones are not counted).",
 	}, indexSize))
 	return m
 }

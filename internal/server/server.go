@@ -114,7 +114,7 @@ func New(ctx context.Context, cfg Config, st incidentlib.Store, c *corpus.Corpus
 	s := &Server{cfg: cfg, log: log, store: st, lib: lib, reg: prometheus.NewRegistry()}
 	s.ready.Store(true) // the index is built: reads can be answered
 	s.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	s.metrics = newMetrics(s.reg, func() float64 { return float64(lib.Index.Len()) })
+	s.metrics = newMetrics(s.reg, func() float64 { return float64(lib.Index.PublicLen()) })
 	if cfg.RateLimit > 0 {
 		s.limiter = newLimiter(cfg.RateLimit, max(cfg.RateBurst, 1))
 	}
@@ -173,7 +173,7 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 		status, state = http.StatusServiceUnavailable, "starting"
 	}
 	w.Header().Set("Cache-Control", "no-store")
-	api.WriteJSON(w, r, status, map[string]any{"status": state, "database": db, "cases": s.lib.Index.Len()})
+	api.WriteJSON(w, r, status, map[string]any{"status": state, "database": db, "cases": s.lib.Index.PublicLen()})
 }
 
 // Follow keeps the index up to date with writes other replicas make to a

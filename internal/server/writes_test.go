@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -173,5 +174,57 @@ func TestPrivateCasesNeverLeak(t *testing.T) {
 	}
 	if m := ts.get(t, "/api/cases?q="+marker, auth()...).json(t); m["total"].(float64) != 1 {
 		t.Errorf("token holder cannot search the private case")
+	}
+}
+
+// TestPrivateWriteLeavesPublicAnswersUnchanged: adding a private case must
+// leave every public answer byte for byte as it was, ETag included. Ranking
+// statistics that counted the private case would shift scores and order, so
+// a word in a private case could be probed from outside.
+func TestPrivateWriteLeavesPublicAnswersUnchanged(t *testing.T) {
+	ts := newServer(t, nil)
+	paths := []string{
+		"/api/cases?q=conntrack+kube-proxy+DNS", "/api/cases?q=CoreDNS+autoscaler&limit=50", "/api/cases?q=롤아웃+중+DNS+오류",
+		"/api/cases?q=conntrack&components=kube-proxy", "/api/cases", "/api/cases?limit=100&sort=date",
+		"/api/cases/IL-0049/similar?limit=50", "/api/cases/IL-0461/similar", "/api/topics/conntrack", "/api/topics/kube-proxy",
+		"/api/topics", "/api/stats", "/api/vocab", "/readyz",
+	}
+	type answer struct{ body, etag string }
+	read := func() map[string]answer {
+		m := map[string]answer{}
+		for _, p := range paths {
+			r := ts.get(t, p)
+			m[p] = answer{string(r.body), r.header.Get("ETag")}
+		}
+		cs := mcpSession(t, ts)
+		for _, call := range []struct {
+			tool string
+			args map[string]any
+		}{
+			{"search_incidents", map[string]any{"query": "conntrack kube-proxy DNS", "limit": 25}},
+			{"similar_incidents", map[string]any{"id": "IL-0049", "limit": 25}},
+			{"similar_incidents", map[string]any{"text": "kube-proxy failed to delete conntrack entries", "limit": 25}},
+			{"get_topic", map[string]any{"term": "conntrack", "limit": 25}},
+		} {
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: call.tool, Arguments: call.args})
+			if err != nil {
+				t.Fatalf("%s: %v", call.tool, err)
+			}
+			b, _ := json.Marshal(res)
+			m["mcp "+call.tool+fmt.Sprint(call.args)] = answer{string(b), ""}
+		}
+		return m
+	}
+	before := read()
+	for i, id := range []string{"IL-9101", "IL-9102", "IL-9103"} {
+		if r := ts.do(t, "PUT", "/api/cases/"+id+"?private=true", caseJSON(t, ts, id, fmt.Sprintf("conntrack kube-proxy DNS private%d", i)), auth()...); r.status != 201 {
+			t.Fatalf("private create: %d %s", r.status, r.body)
+		}
+	}
+	after := read()
+	for k, b := range before {
+		if a := after[k]; a != b {
+			t.Errorf("%s changed after a private write (ETag %s -> %s)", k, b.etag, a.etag)
+		}
 	}
 }
