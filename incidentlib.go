@@ -49,18 +49,30 @@ type Impact struct {
 }
 
 // Timeline holds the durations the write-up gives, as Go duration strings
-// ("4m", "2h30m"), or nil where it gives none.
+// ("4m", "2h30m"), or nil where it gives none, and the times it gives.
 type Timeline struct {
 	DetectedAfter *string `json:"detected_after" yaml:"detected_after"`
 	ResolvedAfter *string `json:"resolved_after" yaml:"resolved_after"`
+	// Events are the moments the write-up dates, in order.
+	Events []Event `json:"events,omitempty" yaml:"events,omitempty"`
+}
+
+// Event is one moment of a timeline. At is the time as the write-up gives it,
+// with its timezone when the write-up names one ("22:13 EET", "2020-02-28 22:13 UTC").
+type Event struct {
+	At   string `json:"at" yaml:"at" il:"required"`
+	Text Text   `json:"text" yaml:"text" il:"required"`
 }
 
 // Source is a public write-up a case is based on.
 type Source struct {
-	URL      string  `json:"url" yaml:"url" il:"required"`
-	Kind     string  `json:"kind" yaml:"kind" il:"required"`
-	License  string  `json:"license" yaml:"license" il:"required"`
-	Archived *string `json:"archived" yaml:"archived"`
+	URL string `json:"url" yaml:"url" il:"required"`
+	// Title is the write-up's own title; Publisher who published it, where known.
+	Title     string  `json:"title" yaml:"title" il:"required"`
+	Publisher string  `json:"publisher,omitempty" yaml:"publisher,omitempty"`
+	Kind      string  `json:"kind" yaml:"kind" il:"required"`
+	License   string  `json:"license" yaml:"license" il:"required"`
+	Archived  *string `json:"archived" yaml:"archived"`
 }
 
 // Review records who wrote a case and who reviewed it. A case is unreviewed

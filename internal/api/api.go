@@ -241,7 +241,7 @@ func listValues(q url.Values, name string) []string {
 	return out
 }
 
-var searchParams = []string{"q", "lang", "domain", "symptoms", "root_cause", "components", "contributing", "severity", "org", "year_from", "year_to", "reviewed", "sort", "offset", "limit"}
+var searchParams = []string{"q", "lang", "domain", "symptoms", "root_cause", "components", "components_all", "contributing", "severity", "org", "year_from", "year_to", "reviewed", "sort", "offset", "limit"}
 
 // QueryFromParams turns query-string parameters into a search.
 func QueryFromParams(q url.Values) (search.Query, error) {
@@ -256,6 +256,9 @@ func QueryFromParams(q url.Values) (search.Query, error) {
 		if vs := listValues(q, f); len(vs) > 0 {
 			sq.Filters[f] = vs
 		}
+	}
+	if vs := listValues(q, "components_all"); len(vs) > 0 {
+		sq.AllOf = map[string][]string{incidentlib.VocabComponents: vs}
 	}
 	if sq.YearFrom, err = intParam(q, "year_from", 0); err != nil {
 		return sq, err

@@ -43,7 +43,8 @@ func searchCmd(e *env) *cobra.Command {
 		Short: "Search the cases in Korean, English or both, or with pasted evidence",
 		Long: `Search the cases. QUERY may be Korean, English or both, a log line, a kernel
 message, a metric name or an error; "quoted phrases" must match as phrases.
-Filters narrow the results; every filter must hold.`,
+Filters narrow the results: values of one filter are ORed (a case matches with
+any of them), different filters are ANDed.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !i18n.Valid(lang) {

@@ -122,6 +122,16 @@ func renderCase(w io.Writer, c *corpus.Corpus, k *incidentlib.Case, lang string)
 		}
 		return b.String()
 	}
+	if len(k.Timeline.Events) > 0 {
+		var tl strings.Builder
+		for i, ev := range k.Timeline.Events {
+			if i > 0 {
+				tl.WriteByte('\n')
+			}
+			fmt.Fprintf(&tl, "- %s  %s", ev.At, indentRest(ev.Text.In(lang), "  "))
+		}
+		section(t("timeline"), tl.String())
+	}
 	section(t("symptoms"), k.SymptomsText.In(lang))
 	section(t("cause"), fmt.Sprintf("%s: %s\n%s: %s\n%s: %s\n\n%s:\n%s",
 		t("root_cause"), label(incidentlib.VocabRootCause, k.RootCause),
@@ -137,7 +147,15 @@ func renderCase(w io.Writer, c *corpus.Corpus, k *incidentlib.Case, lang string)
 		if i > 0 {
 			src.WriteByte('\n')
 		}
-		fmt.Fprintf(&src, "- %s (%s)", s.URL, label(incidentlib.VocabSourceKind, s.Kind))
+		if s.Title != "" {
+			fmt.Fprintf(&src, "- %s", s.Title)
+			if s.Publisher != "" {
+				fmt.Fprintf(&src, " · %s", s.Publisher)
+			}
+			fmt.Fprintf(&src, " (%s)\n  %s", label(incidentlib.VocabSourceKind, s.Kind), s.URL)
+		} else {
+			fmt.Fprintf(&src, "- %s (%s)", s.URL, label(incidentlib.VocabSourceKind, s.Kind))
+		}
 		if s.Archived != nil {
 			fmt.Fprintf(&src, "\n  %s: %s", t("archived"), *s.Archived)
 		}

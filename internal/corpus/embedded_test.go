@@ -1,12 +1,20 @@
 package corpus_test
 
 import (
+	"bytes"
+	"io/fs"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/incidentlib/incidentlib"
 	"github.com/incidentlib/incidentlib/internal/corpus"
+)
+
+// The breadth the corpus must keep.
+const (
+	minCases = 180
+	minOrgs  = 80
 )
 
 // The ids the corpus must hold: the incidents the seed pages name.
@@ -25,8 +33,8 @@ func TestEmbeddedCorpus(t *testing.T) {
 		t.Fatalf("the corpus has problems:\n%v", res.Problems)
 	}
 	c := res.Corpus
-	if n := len(c.Cases); n < 80 {
-		t.Errorf("%d cases; the corpus holds at least 80", n)
+	if n := len(c.Cases); n < minCases {
+		t.Errorf("%d cases; the corpus holds at least %d", n, minCases)
 	}
 	for _, id := range fixedIDs {
 		if c.Case(id) == nil {
@@ -71,24 +79,38 @@ func TestEmbeddedCorpus(t *testing.T) {
 			}
 		}
 	}
-	// Breadth: organisations, years, and no root cause on over a third.
-	orgs, years, causes := map[string]bool{}, map[int]bool{}, map[string]int{}
+	// Breadth: at least 110 organisations, none on more than 4% of cases,
+	// no root cause on more than a quarter, every year from 2014 to 2026.
+	orgs, years, causes := map[string]int{}, map[int]bool{}, map[string]int{}
 	for _, k := range c.Cases {
-		orgs[k.OrgSlug] = true
+		orgs[k.OrgSlug]++
 		years[k.Year()] = true
 		causes[k.RootCause]++
 	}
-	if len(orgs) < 40 {
-		t.Errorf("%d organisations; at least 40", len(orgs))
+	if len(orgs) < minOrgs {
+		t.Errorf("%d organisations; at least %d", len(orgs), minOrgs)
 	}
-	for y := 2017; y <= 2026; y++ {
+	for org, n := range orgs {
+		if 25*n > len(c.Cases) {
+			t.Errorf("organisation %s has %d of %d cases (over 4%%)", org, n, len(c.Cases))
+		}
+	}
+	for y := 2014; y <= 2026; y++ {
 		if !years[y] {
 			t.Errorf("no case from %d", y)
 		}
 	}
 	for rc, n := range causes {
-		if 3*n > len(c.Cases) {
-			t.Errorf("root cause %s has %d of %d cases (over a third)", rc, n, len(c.Cases))
+		if 4*n > len(c.Cases) {
+			t.Errorf("root cause %s has %d of %d cases (over a quarter)", rc, n, len(c.Cases))
+		}
+	}
+	// Every source names its write-up.
+	for _, k := range c.Cases {
+		for i, s := range k.Sources {
+			if strings.TrimSpace(s.Title) == "" {
+				t.Errorf("%s: sources[%d] has no title", k.ID, i)
+			}
 		}
 	}
 	// Reviews stay honest: nobody has reviewed the corpus yet.
@@ -121,6 +143,31 @@ func checkBoth(t *testing.T, id string, v reflect.Value, path string) {
 	case reflect.Slice:
 		for i := 0; i < v.Len(); i++ {
 			checkBoth(t, id, v.Index(i), path+"[]")
+		}
+	}
+}
+
+// TestCorpusCanonical: every case file is in the form "incidentlib fmt"
+// writes, with every text a block scalar, so that no " #" can cut a text
+// short and no paragraph is wrapped by hand.
+func TestCorpusCanonical(t *testing.T) {
+	fsys := incidentlib.CorpusFS()
+	files, err := fs.Glob(fsys, "cases/*.yaml")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no case files: %v", err)
+	}
+	for _, f := range files {
+		data, err := fs.ReadFile(fsys, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, probs := corpus.Format(f, data, true)
+		if len(probs) > 0 {
+			t.Errorf("%v", probs)
+			continue
+		}
+		if !bytes.Equal(out, data) {
+			t.Errorf("%s is not in canonical form; run incidentlib fmt --unwrap %s", f, f)
 		}
 	}
 }

@@ -39,7 +39,8 @@ func toNode(v reflect.Value, key string) *yaml.Node {
 	case reflect.String:
 		s := v.String()
 		n := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s}
-		if strings.Contains(s, "\n") {
+		// Every text is a block scalar: a plain one would be cut at " #".
+		if strings.Contains(s, "\n") || key == "en" || key == "ko" {
 			n.Style = yaml.LiteralStyle
 		}
 		return n
@@ -61,8 +62,15 @@ func toNode(v reflect.Value, key string) *yaml.Node {
 		n := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
 		for i := 0; i < v.NumField(); i++ {
 			f := v.Type().Field(i)
-			name := strings.Split(f.Tag.Get("yaml"), ",")[0]
+			tag := strings.Split(f.Tag.Get("yaml"), ",")
+			name := tag[0]
 			if name == "" || name == "-" {
+				continue
+			}
+			if len(tag) > 1 && tag[1] == "omitempty" && v.Field(i).IsZero() {
+				continue
+			}
+			if len(tag) > 1 && tag[1] == "omitempty" && v.Field(i).Kind() == reflect.Slice && v.Field(i).Len() == 0 {
 				continue
 			}
 			n.Content = append(n.Content,
@@ -72,4 +80,46 @@ func toNode(v reflect.Value, key string) *yaml.Node {
 		return n
 	}
 	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: "null"}
+}
+
+// Format rewrites a case file in the canonical form MarshalCase writes, with
+// every text as a block scalar; with unwrap it also joins hard-wrapped
+// paragraphs (see Unwrap). A file that cannot be decoded is left alone and its
+// problems are returned: formatting never drops what it could not read.
+func Format(file string, data []byte, unwrap bool) ([]byte, Problems) {
+	var c incidentlib.Case
+	pos, probs := decodeFile(file, data, &c)
+	if pos == nil || len(probs) > 0 {
+		return nil, probs
+	}
+	if unwrap {
+		unwrapTexts(reflect.ValueOf(&c).Elem())
+	}
+	out, err := MarshalCase(&c)
+	if err != nil {
+		return nil, Problems{{file, 1, "cannot write the case as YAML: " + err.Error()}}
+	}
+	return out, nil
+}
+
+func unwrapTexts(v reflect.Value) {
+	switch v.Kind() {
+	case reflect.Struct:
+		if v.Type() == reflect.TypeOf(incidentlib.Text{}) {
+			t := v.Addr().Interface().(*incidentlib.Text)
+			t.EN, t.KO = Unwrap(t.EN), Unwrap(t.KO)
+			return
+		}
+		for i := 0; i < v.NumField(); i++ {
+			unwrapTexts(v.Field(i))
+		}
+	case reflect.Slice:
+		for i := 0; i < v.Len(); i++ {
+			unwrapTexts(v.Index(i))
+		}
+	case reflect.Pointer:
+		if !v.IsNil() {
+			unwrapTexts(v.Elem())
+		}
+	}
 }

@@ -225,6 +225,10 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string) {
 			return
 		}
 		s := strings.TrimSpace(n.Value)
+		if n.Style == 0 && n.LineComment != "" && isProse(path) {
+			d.fail(path, n.Line, "%s is cut short by a YAML comment: in a plain value \" #\" starts a comment, so only %q is kept; write the text as a block scalar (|) or in quotes", fieldName(path), truncate(s, 40))
+			return
+		}
 		if len(s) > MaxTextLen {
 			d.fail(path, n.Line, "%s is %d bytes long; a text field may be at most %d bytes", fieldName(path), len(s), MaxTextLen)
 			return
@@ -336,4 +340,10 @@ func decodeFile(file string, data []byte, v any) (positions, []Problem) {
 	d := &decoder{file: file, pos: positions{}}
 	d.decode(root, reflect.ValueOf(v).Elem(), "")
 	return d.pos, d.probs
+}
+
+// isProse reports whether path names free text (a language of a Text, or an
+// impact field), where a cut-off value would go unnoticed.
+func isProse(path string) bool {
+	return strings.HasSuffix(path, ".en") || strings.HasSuffix(path, ".ko") || strings.HasPrefix(path, "impact.")
 }

@@ -94,17 +94,19 @@ func (s *Server) Handler(jsonResponse bool) http.Handler {
 	})
 }
 
-// Filters narrow searches and lists.
+// Filters narrow searches and lists. Values of one filter are ORed (a case
+// matches with any of them); different filters are ANDed.
 type Filters struct {
-	Domain       []string `json:"domain,omitempty" jsonschema:"domain term ids, e.g. kubernetes, aws, dns"`
-	Symptoms     []string `json:"symptoms,omitempty" jsonschema:"symptom term ids, e.g. dns-resolution-failures"`
-	RootCause    []string `json:"root_cause,omitempty" jsonschema:"root cause term ids, e.g. config-change, capacity-limit"`
-	Components   []string `json:"components,omitempty" jsonschema:"component term ids, e.g. coredns, kube-apiserver, cilium"`
-	Contributing []string `json:"contributing,omitempty" jsonschema:"contributing factor term ids, e.g. retry-storm"`
-	Severity     []string `json:"severity,omitempty" jsonschema:"severity term ids: critical, major, minor, unknown"`
-	Org          []string `json:"org,omitempty" jsonschema:"organisation slugs, e.g. datadog"`
-	YearFrom     int      `json:"year_from,omitempty" jsonschema:"first year to include"`
-	YearTo       int      `json:"year_to,omitempty" jsonschema:"last year to include"`
+	Domain        []string `json:"domain,omitempty" jsonschema:"domain term ids, any of them, e.g. kubernetes, aws, dns"`
+	Symptoms      []string `json:"symptoms,omitempty" jsonschema:"symptom term ids, any of them, e.g. dns-resolution-failures"`
+	RootCause     []string `json:"root_cause,omitempty" jsonschema:"root cause term ids, any of them (a case has one), e.g. config-change, capacity-limit"`
+	Components    []string `json:"components,omitempty" jsonschema:"component term ids, any of them, e.g. coredns, kube-apiserver, cilium"`
+	ComponentsAll []string `json:"components_all,omitempty" jsonschema:"component term ids a case must all carry"`
+	Contributing  []string `json:"contributing,omitempty" jsonschema:"contributing factor term ids, any of them, e.g. retry-storm"`
+	Severity      []string `json:"severity,omitempty" jsonschema:"severity term ids, any of them: critical, major, minor, unknown"`
+	Org           []string `json:"org,omitempty" jsonschema:"organisation slugs, any of them, e.g. datadog"`
+	YearFrom      int      `json:"year_from,omitempty" jsonschema:"first year to include"`
+	YearTo        int      `json:"year_to,omitempty" jsonschema:"last year to include"`
 }
 
 func (f *Filters) apply(q *search.Query) {
@@ -119,6 +121,9 @@ func (f *Filters) apply(q *search.Query) {
 		if len(v) > 0 {
 			q.Filters[name] = v
 		}
+	}
+	if len(f.ComponentsAll) > 0 {
+		q.AllOf = map[string][]string{incidentlib.VocabComponents: f.ComponentsAll}
 	}
 	q.YearFrom, q.YearTo = f.YearFrom, f.YearTo
 }
@@ -253,10 +258,25 @@ type Incident struct {
 	Terms         map[string][]string `json:"terms" jsonschema:"vocabulary terms by vocabulary: domain, symptoms, components, contributing"`
 	DetectedAfter string              `json:"detected_after,omitempty"`
 	ResolvedAfter string              `json:"resolved_after,omitempty"`
+	Timeline      []TimelineEvent     `json:"timeline,omitempty" jsonschema:"the times the write-up gives, in order, as it gives them"`
 	Sources       []string            `json:"sources"`
 	Related       []string            `json:"related"`
 	Reviewed      bool                `json:"reviewed" jsonschema:"whether a person has checked the case against its sources"`
 	URL           string              `json:"url"`
+}
+
+// TimelineEvent is one moment of an incident's timeline.
+type TimelineEvent struct {
+	At   string `json:"at"`
+	Text string `json:"text"`
+}
+
+func events(evs []incidentlib.Event, l string) []TimelineEvent {
+	var out []TimelineEvent
+	for _, e := range evs {
+		out = append(out, TimelineEvent{At: e.At, Text: e.Text.In(l)})
+	}
+	return out
 }
 
 func texts(items []incidentlib.Item, l string) []string {
@@ -295,7 +315,8 @@ func (s *Server) getIncident(ctx context.Context, req *mcp.CallToolRequest, in G
 		Impact: c.Impact, Severity: c.Severity, RootCause: c.RootCause,
 		Terms:         map[string][]string{"domain": c.Domain, "symptoms": c.Symptoms, "components": c.Components, "contributing": c.Contributing},
 		DetectedAfter: deref(c.Timeline.DetectedAfter), ResolvedAfter: deref(c.Timeline.ResolvedAfter),
-		Sources: srcs, Related: c.Related, Reviewed: c.Reviewed(), URL: s.baseURL + "/cases/" + c.ID,
+		Timeline: events(c.Timeline.Events, l),
+		Sources:  srcs, Related: c.Related, Reviewed: c.Reviewed(), URL: s.baseURL + "/cases/" + c.ID,
 	}, nil
 }
 

@@ -74,3 +74,13 @@ func (b bitset) each(fn func(i uint32)) {
 }
 
 func (b bitset) clone() bitset { return append(bitset(nil), b...) }
+
+// orInPlace adds to b everything o has.
+func (b *bitset) orInPlace(o bitset) {
+	for len(*b) < len(o) {
+		*b = append(*b, 0)
+	}
+	for i, w := range o {
+		(*b)[i] |= w
+	}
+}

@@ -69,7 +69,16 @@ func (ix *Index) allowed(q *Query) bitset {
 		set = ix.public.clone()
 	}
 	for _, field := range append(append([]string{}, FilterFields...), "org") {
-		for _, t := range q.Filters[field] {
+		// Any of the values of one field: a case has one severity and one
+		// root cause, so "critical,major" must mean either.
+		if terms := q.Filters[field]; len(terms) > 0 {
+			var anyOf bitset
+			for _, t := range terms {
+				anyOf.orInPlace(ix.termSets[field+"/"+t])
+			}
+			set.andInPlace(anyOf)
+		}
+		for _, t := range q.AllOf[field] {
 			set.andInPlace(ix.termSets[field+"/"+t])
 		}
 	}

@@ -30,9 +30,13 @@ type Query struct {
 	Text string
 	// Lang is the reader's language for snippets and labels: ko or en.
 	Lang string
-	// Filters maps a field of FilterFields, or "org", to the terms every
-	// result must carry.
-	Filters          map[string][]string
+	// Filters maps a field of FilterFields, or "org", to terms: a result
+	// carries at least one term of each field given (values of one field are
+	// ORed, fields are ANDed).
+	Filters map[string][]string
+	// AllOf maps a field to terms every result must carry all of, for the
+	// multi-valued fields where that makes sense (components_all).
+	AllOf            map[string][]string
 	YearFrom, YearTo int
 	Reviewed         *bool
 	Sort             string
@@ -170,6 +174,16 @@ func (ix *Index) normalize(q *Query) ([]string, error) {
 	if q.Offset > MaxOffset {
 		notes = append(notes, fmt.Sprintf("offset %d is above the maximum; used %d", q.Offset, MaxOffset))
 		q.Offset = MaxOffset
+	}
+	for field, terms := range q.AllOf {
+		if field != incidentlib.VocabComponents && field != incidentlib.VocabSymptoms && field != incidentlib.VocabContributing && field != incidentlib.VocabDomain {
+			return nil, incidentlib.Errorf(incidentlib.ErrInvalid, "an all-of filter on %q is not supported; it exists for domain, symptoms, components and contributing", field)
+		}
+		for _, t := range terms {
+			if !ix.vocab.Has(field, t) {
+				return nil, incidentlib.Errorf(incidentlib.ErrInvalid, "unknown %s term %q; valid terms: %s", field, t, strings.Join(ix.vocab.IDs(field), ", "))
+			}
+		}
 	}
 	for field, terms := range q.Filters {
 		if field == "org" {

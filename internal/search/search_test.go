@@ -42,7 +42,7 @@ func TestAnalysis(t *testing.T) {
 	tests := []struct {
 		name, q, want string
 	}{
-		{"korean_particle_stripped", "파드를", "IL-0019"},
+		{"korean_particle_stripped", "Terraform 모듈을 디스크가", "IL-0019"},
 		{"identifier_whole", "conntrack_allowance_exceeded", "IL-0461"},
 		{"identifier_parts", "allowance exceeded", "IL-0461"},
 		{"english_stemming", "throttled", "IL-0326"},
@@ -118,6 +118,49 @@ func TestFiltersAndFacets(t *testing.T) {
 	rev := false
 	if res := mustSearch(t, ix, search.Query{Reviewed: &rev}); res.Total != ix.Len() {
 		t.Errorf("reviewed=false finds %d, want every case (none is reviewed yet)", res.Total)
+	}
+}
+
+// TestFilterValuesAreAnyOf: values of one field are ORed, fields ANDed; a
+// case has one severity and one root cause, so two values must not give 0.
+func TestFilterValuesAreAnyOf(t *testing.T) {
+	ix := realIndex(t)
+	count := func(f map[string][]string, all map[string][]string) int {
+		return mustSearch(t, ix, search.Query{Filters: f, AllOf: all, NoFacets: true}).Total
+	}
+	for _, pair := range [][3]string{
+		{"severity", "critical", "major"}, {"root_cause", "config-change", "upgrade"},
+		{"components", "coredns", "etcd"}, {"org", "palark", "datadog"},
+	} {
+		a := count(map[string][]string{pair[0]: {pair[1]}}, nil)
+		b := count(map[string][]string{pair[0]: {pair[2]}}, nil)
+		either := count(map[string][]string{pair[0]: {pair[1], pair[2]}}, nil)
+		if a == 0 || b == 0 {
+			t.Fatalf("%s: %s finds %d, %s finds %d; pick terms the corpus uses", pair[0], pair[1], a, pair[2], b)
+		}
+		if either < max(a, b) || either > a+b {
+			t.Errorf("%s=%s,%s finds %d; want between %d and %d (any of)", pair[0], pair[1], pair[2], either, max(a, b), a+b)
+		}
+		if pair[0] == "severity" || pair[0] == "root_cause" || pair[0] == "org" {
+			if either != a+b {
+				t.Errorf("%s is single-valued: %s,%s finds %d, want %d+%d", pair[0], pair[1], pair[2], either, a, b)
+			}
+		}
+	}
+	// Fields still AND, and components_all asks for all of them.
+	anyOf := count(map[string][]string{"components": {"coredns", "conntrack"}}, nil)
+	allOf := count(nil, map[string][]string{"components": {"coredns", "conntrack"}})
+	if allOf == 0 || allOf >= anyOf {
+		t.Errorf("components all-of finds %d, any-of %d; want 0 < all-of < any-of", allOf, anyOf)
+	}
+	res := mustSearch(t, ix, search.Query{AllOf: map[string][]string{"components": {"coredns", "conntrack"}}, Limit: 100})
+	for _, h := range res.Hits {
+		if !contains(h.Case.Components, "coredns") || !contains(h.Case.Components, "conntrack") {
+			t.Errorf("%s lacks a component of the all-of filter", h.Case.ID)
+		}
+	}
+	if _, err := ix.Search(search.Query{AllOf: map[string][]string{"severity": {"major"}}}); err == nil {
+		t.Errorf("an all-of filter on severity is accepted")
 	}
 }
 
@@ -243,13 +286,15 @@ func TestSimilarAndRelated(t *testing.T) {
 			}
 		}
 	}
-	// The seed's reason wording: "같은 원인 · 공통 conntrack 테이블".
-	found := false
+	// The seed's reason wording, "같은 원인 · 공통 conntrack 테이블": the
+	// same root cause first, then the shared components by their labels.
+	sameCause, conntrack := false, false
 	for _, s := range sims {
-		found = found || s.Reason.Label.KO == "같은 원인 · 공통 conntrack 테이블"
+		sameCause = sameCause || (s.Reason.SameRootCause && strings.HasPrefix(s.Reason.Label.KO, "같은 원인 · 공통 ") && strings.HasPrefix(s.Reason.Label.EN, "Same root cause · Shared "))
+		conntrack = conntrack || strings.Contains(s.Reason.Label.KO, "공통 conntrack 테이블")
 	}
-	if !found {
-		t.Errorf("no similar case of IL-0049 says 같은 원인 · 공통 conntrack 테이블: %+v", sims)
+	if !sameCause || !conntrack {
+		t.Errorf("no similar case of IL-0049 says 같은 원인 · 공통 …, or none shares the conntrack table: %+v", sims)
 	}
 	rel, err := ix.Related("IL-0191", 6, false)
 	if err != nil {

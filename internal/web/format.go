@@ -11,12 +11,17 @@ import (
 )
 
 // prose turns a case's plain text into HTML: blank lines separate
-// paragraphs, "- " and "1. " lines make lists, and `backticks` make code.
+// paragraphs, "- " and "1. " lines make lists, `backticks` make code, and
+// ``` fences or lines indented four spaces keep quoted machine output as is.
 // The corpus wraps lines at spaces, so a line break inside a paragraph is a
 // space, except for quoted machine output (see literal).
 func prose(s string) template.HTML {
 	var b strings.Builder
 	for _, block := range blocks(s) {
+		if code, ok := strings.CutPrefix(block, codeMark); ok {
+			b.WriteString(`<pre class="literal"><code>` + html.EscapeString(code) + "</code></pre>")
+			continue
+		}
 		lines := strings.Split(block, "\n")
 		switch {
 		case bullet(lines[0]) != "":
@@ -38,15 +43,50 @@ func prose(s string) template.HTML {
 	return template.HTML(b.String())
 }
 
-// blocks splits text at blank lines.
+// codeMark starts a block that is quoted machine output: a ``` fenced block
+// or lines indented four spaces. It cannot occur in case text, which holds
+// no control characters.
+const codeMark = "\x00"
+
+// blocks splits text at blank lines. A fenced block is one block whatever
+// it holds, and it and a run of lines indented four spaces come back marked
+// with codeMark, their lines as written.
 func blocks(s string) []string {
-	s = strings.ReplaceAll(strings.TrimSpace(s), "\r\n", "\n")
-	var out []string
-	for _, blk := range strings.Split(s, "\n\n") {
-		if blk = strings.Trim(blk, "\n"); strings.TrimSpace(blk) != "" {
+	s = strings.ReplaceAll(strings.Trim(s, "\n"), "\r\n", "\n")
+	var out, cur []string
+	flush := func() {
+		if blk := strings.Trim(strings.Join(cur, "\n"), "\n"); strings.TrimSpace(blk) != "" {
 			out = append(out, blk)
 		}
+		cur = cur[:0]
 	}
+	lines := strings.Split(s, "\n")
+	for i := 0; i < len(lines); i++ {
+		l := lines[i]
+		switch {
+		case strings.HasPrefix(strings.TrimSpace(l), "```"):
+			flush()
+			var code []string
+			for i++; i < len(lines) && !strings.HasPrefix(strings.TrimSpace(lines[i]), "```"); i++ {
+				code = append(code, lines[i])
+			}
+			if len(code) > 0 {
+				out = append(out, codeMark+strings.Join(code, "\n"))
+			}
+		case strings.HasPrefix(l, "    ") && len(cur) == 0:
+			var code []string
+			for ; i < len(lines) && strings.HasPrefix(lines[i], "    "); i++ {
+				code = append(code, lines[i][4:])
+			}
+			i--
+			out = append(out, codeMark+strings.Join(code, "\n"))
+		case strings.TrimSpace(l) == "":
+			flush()
+		default:
+			cur = append(cur, l)
+		}
+	}
+	flush()
 	return out
 }
 
@@ -156,6 +196,7 @@ func snippetHTML(s string) template.HTML {
 func plain(s string) string {
 	var words []string
 	for _, blk := range blocks(s) {
+		blk = strings.TrimPrefix(blk, codeMark)
 		for _, l := range strings.Split(blk, "\n") {
 			if t := bullet(l); t != "" {
 				l = t

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/incidentlib/incidentlib"
 	"github.com/incidentlib/incidentlib/internal/search"
@@ -152,13 +153,13 @@ func (s *Site) caseList(w http.ResponseWriter, r *http.Request, lang string) err
 				if fp.field == "org" {
 					name, ok := orgs[t]
 					if !ok {
-						problems = append(problems, Tf(lang, "list.bad_org", t))
+						problems = append(problems, Tf(lang, "list.bad_org", echo(t)))
 						continue
 					}
 					label = name
 				} else {
 					if !s.vocab.Has(fp.field, t) {
-						problems = append(problems, Tf(lang, "list.bad_term", t, T(lang, "facet."+fp.field)))
+						problems = append(problems, Tf(lang, "list.bad_term", echo(t), T(lang, "facet."+fp.field)))
 						continue
 					}
 					label = s.vocab.Label(fp.field, t, lang)
@@ -174,7 +175,7 @@ func (s *Site) caseList(w http.ResponseWriter, r *http.Request, lang string) err
 	case search.SortRelevance, search.SortNewest, search.SortOldest:
 		st.sort, q.Sort = v, v
 	default:
-		problems = append(problems, Tf(lang, "list.bad_sort", v))
+		problems = append(problems, Tf(lang, "list.bad_sort", echo(v)))
 	}
 	for _, y := range []struct {
 		param string
@@ -183,7 +184,7 @@ func (s *Site) caseList(w http.ResponseWriter, r *http.Request, lang string) err
 		if v := qv.Get(y.param); v != "" {
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 1900 || n > 2999 {
-				problems = append(problems, Tf(lang, "list.bad_year", y.param, v))
+				problems = append(problems, Tf(lang, "list.bad_year", y.param, echo(v)))
 				continue
 			}
 			*y.dst = n
@@ -196,7 +197,7 @@ func (s *Site) caseList(w http.ResponseWriter, r *http.Request, lang string) err
 	if v := qv.Get("reviewed"); v != "" {
 		b, err := strconv.ParseBool(v)
 		if err != nil {
-			problems = append(problems, Tf(lang, "list.bad_reviewed", v))
+			problems = append(problems, Tf(lang, "list.bad_reviewed", echo(v)))
 		} else {
 			q.Reviewed = &b
 		}
@@ -204,7 +205,7 @@ func (s *Site) caseList(w http.ResponseWriter, r *http.Request, lang string) err
 	if v := qv.Get("page"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || (n-1)*PageSize > search.MaxOffset {
-			problems = append(problems, Tf(lang, "list.bad_page", v))
+			problems = append(problems, Tf(lang, "list.bad_page", echo(v)))
 		} else {
 			st.page = n
 		}
@@ -222,7 +223,7 @@ func (s *Site) caseList(w http.ResponseWriter, r *http.Request, lang string) err
 			return err
 		}
 	}
-	d := s.listData(st, res, problems)
+	d := s.listData(st, res, capProblems(lang, problems))
 	title := T(lang, "list.title")
 	if st.q != "" {
 		title = Tf(lang, "list.title_q", st.q)
@@ -333,4 +334,30 @@ func (s *Site) listData(st listState, res *search.Result, problems []string) lis
 		d.SortOptions = append(d.SortOptions, sortOption{o, T(lang, "sort."+o), sel})
 	}
 	return d
+}
+
+// Bounds on what a list page echoes of a bad request: a value is cut to
+// echoRunes, and at most maxProblems messages are shown, so that a huge query
+// string cannot make a huge page.
+const (
+	echoRunes   = 40
+	maxProblems = 5
+)
+
+// echo returns v cut for quoting back to the reader.
+func echo(v string) string {
+	if utf8.RuneCountInString(v) <= echoRunes {
+		return v
+	}
+	r := []rune(v)
+	return string(r[:echoRunes]) + "…"
+}
+
+// capProblems keeps the first maxProblems messages and says how many more
+// there were.
+func capProblems(lang string, problems []string) []string {
+	if len(problems) <= maxProblems {
+		return problems
+	}
+	return append(problems[:maxProblems:maxProblems], Tf(lang, "list.more_problems", len(problems)-maxProblems))
 }

@@ -38,6 +38,10 @@ type pageData struct {
 	NoIndex    bool
 }
 
+// maxLinkQuery is the longest query string the language and canonical links
+// carry; search.MaxQueryBytes of text with its filters fits.
+const maxLinkQuery = 4 << 10
+
 // fillCommon derives the language links from the request path, so every
 // page gets them without its handler thinking about them.
 func (s *Site) fillCommon(r *http.Request, lang string, p *pageData) {
@@ -45,7 +49,9 @@ func (s *Site) fillCommon(r *http.Request, lang string, p *pageData) {
 	p.Base = s.base
 	rest := stripLang(r.URL.Path)
 	q := ""
-	if r.URL.RawQuery != "" {
+	// A query string beyond any real search (a paste gone wrong, a probe)
+	// is not repeated in the page's links: each would copy it whole.
+	if r.URL.RawQuery != "" && len(r.URL.RawQuery) <= maxLinkQuery {
 		q = "?" + r.URL.RawQuery
 	}
 	p.AltKO = s.base + rest + q

@@ -93,6 +93,7 @@ func (s *Site) Install(mux *http.ServeMux) {
 		mux.Handle("GET "+p+"/{$}", s.page(lang, s.home))
 		mux.Handle("GET "+p+"/cases", s.page(lang, s.caseList))
 		mux.Handle("GET "+p+"/cases/{id}", s.page(lang, s.casePage))
+		mux.Handle("GET "+p+"/cases/{$}", redirectKeepQuery(p+"/cases"))
 		mux.Handle("GET "+p+"/topics/{term}", s.page(lang, s.topicPage))
 		mux.Handle("GET "+p+"/vocab", s.page(lang, s.vocabPage))
 		mux.Handle("GET "+p+"/stats", s.page(lang, s.statsPage))
@@ -236,4 +237,16 @@ func (s *Site) renderStatus(w http.ResponseWriter, r *http.Request, lang string,
 		s.log.Error("render error page", "err", err)
 		http.Error(w, http.StatusText(code), code)
 	}
+}
+
+// redirectKeepQuery answers 301 to path with the request's query string, for
+// addresses people type with a trailing slash.
+func redirectKeepQuery(path string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		to := path
+		if r.URL.RawQuery != "" {
+			to += "?" + r.URL.RawQuery
+		}
+		http.Redirect(w, r, to, http.StatusMovedPermanently)
+	})
 }

@@ -141,7 +141,7 @@ func TestRoutes(t *testing.T) {
 		{"/cases?component=coredns", 200, "ko", []string{"적용한 조건", "구성 요소: CoreDNS"}},
 		{"/en/cases?components=coredns&page=1", 200, "en", []string{"Active filters", "Component: CoreDNS"}},
 		{"/cases/IL-0049", 200, "ko", []string{"IL-0049", "Preply", "발생일", "내 클러스터에도 있는지 확인하기", "AI 도구와 스크립트용", base + "/api/cases/IL-0049"}},
-		{"/en/cases/IL-0049", 200, "en", []string{"Partial in-cluster DNS outage", "incident date", "For AI tools and scripts", base + "/api/cases/IL-0049/similar"}},
+		{"/en/cases/IL-0049", 200, "en", []string{"The CoreDNS autoscaler removed a pod", "incident date", "For AI tools and scripts", base + "/api/cases/IL-0049/similar"}},
 		{"/topics/conntrack", 200, "ko", []string{"conntrack 테이블", "이 주제의 사례", "IL-0049", "<svg"}},
 		{"/en/topics/conntrack", 200, "en", []string{"Cases on this topic", "IL-0049"}},
 		{"/topics/root_cause:dns-network", 200, "ko", []string{"DNS·네트워크"}},
@@ -191,6 +191,8 @@ func TestRedirects(t *testing.T) {
 		"/en":               "/en/",
 		"/cases/il-0049":    "/cases/IL-0049",
 		"/en/cases/il-0049": "/en/cases/IL-0049",
+		"/cases/":           "/cases",
+		"/en/cases/?q=dns":  "/en/cases?q=dns",
 	} {
 		r := get(t, mux, path)
 		if r.code != http.StatusMovedPermanently || r.header.Get("Location") != want {
@@ -251,7 +253,7 @@ func TestCasePage(t *testing.T) {
 	for _, m := range dd {
 		got = append(got, m[1])
 	}
-	want := []string{"–", "Partial DNS outage for some services inside the production Kubernetes cluster; 15000 events dropped for services A, B and C", "–", "–", "–", "26m"}
+	want := []string{"–", "Partial DNS outage inside the production Kubernetes cluster affecting some services; services A, B and C lost 15000 events and returned 5xx errors for 26 minutes", "–", "–", "4m", "26m"}
 	if !slices.Equal(got, want) {
 		t.Errorf("facts = %q\nwant    %q", got, want)
 	}
@@ -263,9 +265,18 @@ func TestCasePage(t *testing.T) {
 	if !regexp.MustCompile(`class="reason">(같은 원인|공통|같은 증상|같은 기여 요인|비슷한 서술)`).MatchString(r.body) {
 		t.Error("related cases show no reason")
 	}
-	// The log line after a colon keeps its own line.
-	if !strings.Contains(r.body, `<code class="literal">E0228 20:13:53.795782       1 proxier.go:610]`) {
-		t.Error("the quoted kube-proxy log line is not set as a literal line")
+	// The fenced log line keeps its own line and its spacing.
+	if !strings.Contains(r.body, `<pre class="literal"><code>E0228 20:13:53.795782       1 proxier.go:610]`) {
+		t.Error("the quoted kube-proxy log line is not set as a literal block")
+	}
+	// The timeline shows the times as the write-up gives them, in order.
+	tl := regexp.MustCompile(`(?s)<ol class="timeline">(.*?)</ol>`).FindStringSubmatch(r.body)
+	if tl == nil || !strings.Contains(tl[1], "<time>22:13 EET</time>") || strings.Index(tl[1], "22:13 EET") > strings.Index(tl[1], "22:40 EET") {
+		t.Error("the case page shows no timeline, or not in order")
+	}
+	// Sources show their titles, not bare addresses.
+	if !strings.Contains(r.body, `lang="en">DNS issues in Kubernetes. Public postmortem #1</a>`) {
+		t.Error("the source is shown as a bare URL")
 	}
 }
 
@@ -399,8 +410,8 @@ func TestBadInput(t *testing.T) {
 		{"/cases?year_from=twenty", []string{"year_from 값 ‘twenty’ 는 연도가 아닙니다"}},
 		{"/cases?year_from=2024&year_to=2019", []string{"시작 연도 2024 가 끝 연도 2019 보다 늦어"}},
 		{"/cases?reviewed=maybe", []string{"reviewed 값 ‘maybe’"}},
-		{"/cases?page=0", []string{"페이지 ‘0’ 가 없어"}},
-		{"/cases?page=-3", []string{"페이지 ‘-3’"}},
+		{"/cases?page=0", []string{"‘0’ 페이지는 없어서"}},
+		{"/cases?page=-3", []string{"‘-3’ 페이지는"}},
 		{"/cases?component=%3Cscript%3Ealert(1)%3C%2Fscript%3E", []string{"&lt;script&gt;alert(1)&lt;/script&gt;"}},
 	}
 	for _, tt := range tests {
@@ -420,6 +431,23 @@ func TestBadInput(t *testing.T) {
 			if !strings.Contains(r.body, w) {
 				t.Errorf("GET %s lacks %q", tt.path, w)
 			}
+		}
+	}
+	// A huge bad request gets a page of bounded size: values are cut and
+	// only the first messages are shown.
+	var many strings.Builder
+	for i := 0; i < 3000; i++ {
+		fmt.Fprintf(&many, ",bad%d", i)
+	}
+	long := "/cases?component=" + strings.Repeat("x", 2000) + many.String()
+	if r := get(t, mux, long); r.code != http.StatusBadRequest || len(r.body) > 100<<10 || !strings.Contains(r.body, "xxxx…") || !strings.Contains(r.body, "개 더 있어") {
+		t.Errorf("a 25 KB bad filter gives %d, a %d-byte page", r.code, len(r.body))
+	}
+	// The home page's example searches land on the words they show.
+	for _, path := range []string{"/", "/en/"} {
+		home := get(t, mux, path)
+		if strings.Contains(home.body, "%25") || strings.Contains(home.body, "q=DNS+errors") {
+			t.Errorf("%s: an example link is encoded twice", path)
 		}
 	}
 	// A page past the end is not an error: it says there is nothing there.

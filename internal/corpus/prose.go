@@ -1,0 +1,128 @@
+package corpus
+
+import (
+	"fmt"
+	"reflect"
+	"regexp"
+	"strings"
+
+	"github.com/incidentlib/incidentlib"
+)
+
+// Prose rules: a served text is paragraphs separated by a blank line, each
+// paragraph one line (a list item, a fenced block or a line indented as code
+// may start a new line), and it speaks of the incident, never of its writing.
+
+// listItem matches a line that starts a Markdown list item.
+var listItem = regexp.MustCompile(`^\s*([-*+]|[0-9]+[.)])\s`)
+
+// selfReference holds phrases by which a case would speak of how it was
+// written or of what its writer could read, in both languages. Matched
+// case-insensitively.
+var selfReference = []string{
+	"available to us", "we could read", "we could not read", "we were able to read",
+	"the stored copy", "stored copy of", "the stored page", "the excerpt", "the readable part",
+	"the visible part of", "not recorded in this case", "this case does not record",
+	"in this case file", "the text we have", "the copy we read", "the portion we",
+	"번역본", "확인할 수 있었던", "읽을 수 있었던", "읽을 수 있는 부분", "저장된 사본", "저장된 페이지",
+	"발췌본", "이 사례에는 기록", "이 사례에 기록되어 있지", "우리가 읽은", "볼 수 있었던 부분",
+}
+
+// hardWrap returns the 1-based line, within s, of the first line break inside
+// a paragraph, or 0.
+func hardWrap(s string) int {
+	lines := strings.Split(s, "\n")
+	fence := false
+	for i, l := range lines {
+		t := strings.TrimSpace(l)
+		if strings.HasPrefix(t, "```") {
+			fence = !fence
+			continue
+		}
+		if fence || i == 0 || t == "" {
+			continue
+		}
+		prev := strings.TrimSpace(lines[i-1])
+		if prev == "" || strings.HasPrefix(prev, "```") {
+			continue
+		}
+		if listItem.MatchString(l) || strings.HasPrefix(l, "    ") || strings.HasPrefix(t, "> ") || strings.HasPrefix(lines[i-1], "    ") {
+			continue
+		}
+		return i + 1
+	}
+	return 0
+}
+
+// Unwrap joins the lines of each paragraph of s, keeping blank lines, list
+// items, fenced blocks and lines indented as code. It is what
+// "incidentlib fmt --unwrap" applies to hard-wrapped text.
+func Unwrap(s string) string {
+	lines := strings.Split(s, "\n")
+	var out []string
+	fence := false
+	for i, l := range lines {
+		t := strings.TrimSpace(l)
+		if strings.HasPrefix(t, "```") {
+			fence = !fence
+			out = append(out, l)
+			continue
+		}
+		if fence || i == 0 || t == "" || len(out) == 0 {
+			out = append(out, strings.TrimRight(l, " "))
+			continue
+		}
+		prev := out[len(out)-1]
+		pt := strings.TrimSpace(prev)
+		if pt == "" || strings.HasPrefix(pt, "```") || listItem.MatchString(l) || strings.HasPrefix(l, "    ") ||
+			strings.HasPrefix(t, "> ") || strings.HasPrefix(prev, "    ") {
+			out = append(out, strings.TrimRight(l, " "))
+			continue
+		}
+		out[len(out)-1] = strings.TrimRight(prev, " ") + " " + t
+	}
+	return strings.Join(out, "\n")
+}
+
+// checkProse applies the prose rules to every text of a case.
+func checkProse(file string, pos positions, c *incidentlib.Case) []Problem {
+	var probs []Problem
+	walkTexts("", reflect.ValueOf(*c), func(p, lang, s string) {
+		fp := join(p, lang)
+		line := pos.line(fp)
+		if n := hardWrap(s); n > 0 {
+			probs = append(probs, Problem{file, line, fmt.Sprintf("%s breaks a line inside a paragraph (its line %d); write each paragraph on one line and separate paragraphs with a blank line (incidentlib fmt --unwrap does this)", fp, n)})
+		}
+		low := strings.ToLower(s)
+		for _, ph := range selfReference {
+			if strings.Contains(low, ph) {
+				probs = append(probs, Problem{file, line, fmt.Sprintf("%s speaks of how the case was written (%q); a case speaks of the incident: say what the write-up states, or leave the point out", fp, ph)})
+				break
+			}
+		}
+	})
+	return probs
+}
+
+// walkTexts calls f for each language of every Text inside v.
+func walkTexts(p string, v reflect.Value, f func(p, lang, s string)) {
+	switch v.Kind() {
+	case reflect.Struct:
+		if t, ok := v.Interface().(incidentlib.Text); ok {
+			f(p, "en", t.EN)
+			f(p, "ko", t.KO)
+			return
+		}
+		for i := 0; i < v.NumField(); i++ {
+			name := strings.Split(v.Type().Field(i).Tag.Get("yaml"), ",")[0]
+			if name == "" || name == "-" {
+				continue
+			}
+			walkTexts(join(p, name), v.Field(i), f)
+		}
+	case reflect.Slice:
+		for i := 0; i < v.Len(); i++ {
+			walkTexts(fmt.Sprintf("%s[%d]", p, i), v.Index(i), f)
+		}
+	}
+}
