@@ -170,3 +170,41 @@ func TestImportRefusesBadCases(t *testing.T) {
 		t.Errorf("empty input: %d %s", code, out)
 	}
 }
+
+// TestFmt: --check finds a hard-wrapped file, fmt --unwrap fixes it, and a
+// file whose text a comment cut short is left untouched with exit 1.
+func TestFmt(t *testing.T) {
+	dir := t.TempDir()
+	copyFile := func(from, to string) {
+		b, err := os.ReadFile(from)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(to, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wrapped := filepath.Join(dir, "IL-9001.yaml")
+	cut := filepath.Join(dir, "IL-9002.yaml")
+	copyFile(fixtures+"/broken/hard_wrap/cases/IL-9001.yaml", wrapped)
+	copyFile(fixtures+"/broken/comment_cut/cases/IL-9001.yaml", cut)
+	if code, out, _ := run(t, "", "fmt", "--check", "--unwrap", wrapped); code != 1 || !strings.Contains(out, wrapped) {
+		t.Errorf("fmt --check on a wrapped file: exit %d\n%s", code, out)
+	}
+	if code, out, errs := run(t, "", "fmt", "--unwrap", wrapped); code != 0 {
+		t.Fatalf("fmt --unwrap: exit %d\n%s%s", code, out, errs)
+	}
+	if code, out, _ := run(t, "", "fmt", "--check", "--unwrap", wrapped); code != 0 {
+		t.Errorf("the file is not canonical after fmt: exit %d\n%s", code, out)
+	}
+	b, _ := os.ReadFile(wrapped)
+	if !strings.Contains(string(b), "First paragraph of a fixture, wrapped by hand.") {
+		t.Errorf("the paragraph was not joined:\n%s", b)
+	}
+	before, _ := os.ReadFile(cut)
+	code, out, _ := run(t, "", "fmt", "--unwrap", cut)
+	after, _ := os.ReadFile(cut)
+	if code != 1 || !strings.Contains(out, "cut short by a YAML comment") || string(before) != string(after) {
+		t.Errorf("fmt on a cut file: exit %d, changed %v\n%s", code, string(before) != string(after), out)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io/fs"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -103,6 +104,14 @@ func TestEmbeddedCorpus(t *testing.T) {
 	for rc, n := range causes {
 		if 4*n > len(c.Cases) {
 			t.Errorf("root cause %s has %d of %d cases (over a quarter)", rc, n, len(c.Cases))
+		}
+	}
+	// Related cases link both ways.
+	for _, k := range c.Cases {
+		for _, r := range k.Related {
+			if o := c.Case(r); o != nil && !slices.Contains(o.Related, k.ID) {
+				t.Errorf("%s lists %s as related, but %s does not list %s", k.ID, r, r, k.ID)
+			}
 		}
 	}
 	// Every source names its write-up.

@@ -93,6 +93,9 @@ func checkProse(file string, pos positions, c *incidentlib.Case) []Problem {
 		if n := hardWrap(s); n > 0 {
 			probs = append(probs, Problem{file, line, fmt.Sprintf("%s breaks a line inside a paragraph (its line %d); write each paragraph on one line and separate paragraphs with a blank line (incidentlib fmt --unwrap does this)", fp, n)})
 		}
+		if lang == "ko" && strings.TrimSpace(s) != "" && !strings.ContainsFunc(s, isHangul) {
+			probs = append(probs, Problem{file, line, fmt.Sprintf("%s has no Hangul; write the Korean text in Korean (technical names may stay in Latin script)", fp)})
+		}
 		low := strings.ToLower(s)
 		for _, ph := range selfReference {
 			if strings.Contains(low, ph) {
@@ -126,3 +129,5 @@ func walkTexts(p string, v reflect.Value, f func(p, lang, s string)) {
 		}
 	}
 }
+
+func isHangul(r rune) bool { return r >= 0xAC00 && r <= 0xD7A3 }

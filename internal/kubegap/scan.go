@@ -228,11 +228,13 @@ func ReadFiles(paths []string, stdin io.Reader, cs []*checks.Check) (*inventory.
 		line int
 	}
 	unknown := map[string]*skip{}
+	objects := 0
 	want := func(apiVersion, kind string) bool {
 		k, ok := inventory.Lookup(apiVersion, kind)
 		return ok && need[k] && !inventory.Info(k).CountOnly
 	}
 	err := manifest.ReadPaths(paths, stdin, want, func(d manifest.Doc) error {
+		objects++
 		k, ok := inventory.Lookup(d.APIVersion, d.Kind)
 		if !ok {
 			key := d.APIVersion + " " + d.Kind
@@ -258,6 +260,11 @@ func ReadFiles(paths []string, stdin io.Reader, cs []*checks.Check) (*inventory.
 	if err != nil {
 		return nil, nil, err
 	}
+	if objects == 0 {
+		// A scan that read nothing must never look like a clean one: an
+		// empty folder or a failed "helm template … | kubegap scan -f -".
+		return nil, nil, fmt.Errorf("the input (%s) holds no Kubernetes object; check the paths, and render Helm charts or kustomize overlays first (helm template …, kubectl kustomize …)", strings.Join(displayPaths(paths), ", "))
+	}
 	var notes []string
 	for key, s := range unknown {
 		notes = append(notes, fmt.Sprintf("%s:%d: skipped %d %s of kind %s: no check reads it", s.file, s.line, s.n, plural(s.n, "object", "objects"), key))
@@ -271,4 +278,15 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+func displayPaths(paths []string) []string {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		if p == "-" {
+			p = "standard input"
+		}
+		out[i] = p
+	}
+	return out
 }

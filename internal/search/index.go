@@ -68,7 +68,7 @@ type Index struct {
 	// case (not even its words' frequencies) shows in a public answer.
 	sumLenPub [nFields]float64
 	nPublic   int
-	post   [nFields]map[string]*postings
+	post      [nFields]map[string]*postings
 	// termSets maps "vocab/term" (and "org/slug") to its documents.
 	termSets map[string]bitset
 	// newest is every live document, newest first; nil until asked for.

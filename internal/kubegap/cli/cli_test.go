@@ -22,6 +22,10 @@ func run(t *testing.T, stdin string, args ...string) (code int, stdout, stderr s
 }
 
 func TestExitCodes(t *testing.T) {
+	// A scan that read nothing exits 2, never 0.
+	emptyDir := t.TempDir()
+	os.WriteFile(emptyDir+"/empty.yaml", nil, 0o644)
+	os.WriteFile(emptyDir+"/comments.yaml", []byte("# nothing here\n---\n---\n"), 0o644)
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -38,6 +42,10 @@ func TestExitCodes(t *testing.T) {
 		{"bad severity", []string{"scan", "-f", fixtures, "--fail-on", "urgent"}, 2, "--fail-on"},
 		{"missing file", []string{"scan", "-f", "no/such/file.yaml"}, 2, "no/such/file.yaml"},
 		{"explain unknown", []string{"explain", "nope"}, 2, "unknown check"},
+		{"empty folder", []string{"scan", "-f", emptyDir}, 2, "holds no Kubernetes object"},
+		{"empty file", []string{"scan", "-f", emptyDir + "/empty.yaml"}, 2, "holds no Kubernetes object"},
+		{"empty stdin", []string{"scan", "-f", "-"}, 2, "standard input) holds no Kubernetes object"},
+		{"only comments", []string{"scan", "-f", emptyDir + "/comments.yaml"}, 2, "holds no Kubernetes object"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, _, stderr := run(t, "", tc.args...)

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -161,16 +162,19 @@ func writeSARIF(w io.Writer, res *kubegap.Result, lang, version string) error {
 	return writeJSON(w, log)
 }
 
-// artifactURI makes a file path relative to the working directory (code
-// scanning resolves URIs against the repository root, where kubegap
-// usually runs), with forward slashes.
+// artifactURI names a file as SARIF wants it: a relative URI reference when
+// the file is under the working directory (code scanning resolves those
+// against the repository root, where kubegap usually runs), else an
+// absolute file:// URI; forward slashes and percent-encoding either way.
 func artifactURI(file string) string {
-	if abs, err := filepath.Abs(file); err == nil {
-		if wd, err := os.Getwd(); err == nil {
-			if rel, err := filepath.Rel(wd, abs); err == nil && !strings.HasPrefix(rel, "..") {
-				file = rel
-			}
+	abs, err := filepath.Abs(file)
+	if err != nil {
+		return (&url.URL{Path: filepath.ToSlash(filepath.Clean(file))}).String()
+	}
+	if wd, err := os.Getwd(); err == nil {
+		if rel, err := filepath.Rel(wd, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return (&url.URL{Path: filepath.ToSlash(rel)}).String()
 		}
 	}
-	return filepath.ToSlash(filepath.Clean(file))
+	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String()
 }
