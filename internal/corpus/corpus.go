@@ -222,6 +222,9 @@ func checkCase(file string, pos positions, c *incidentlib.Case, v *incidentlib.V
 	for i, s := range c.Sources {
 		p := fmt.Sprintf("sources[%d]", i)
 		checkURL(add, p+".url", s.URL)
+		if t := strings.TrimSpace(s.Title); strings.EqualFold(t, "unknown") || t == s.URL {
+			add(p+".title", "%s.title is %q; give the write-up's own title (its heading, the status-page incident name, the message subject)", p, t)
+		}
 		if s.Archived != nil {
 			checkURL(add, p+".archived", *s.Archived)
 		}

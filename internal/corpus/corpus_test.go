@@ -89,6 +89,7 @@ func TestBrokenFiles(t *testing.T) {
 		{"hard_wrap", "IL-9001.yaml", 16, []string{`summary.en breaks a line inside a paragraph (its line 2)`}},
 		{"self_reference", "IL-9001.yaml", 31, []string{`detection.en speaks of how the case was written ("available to us")`}},
 		{"no_hangul", "IL-9001.yaml", 35, []string{`lessons.ko has no Hangul`}},
+		{"source_title_unknown", "IL-9001.yaml", 50, []string{`sources[0].title is "unknown"; give the write-up's own title`}},
 		{"source_no_title", "IL-9001.yaml", 49, []string{`missing required field "title" in sources[0]`}},
 		{"alias", "IL-9001.yaml", 12, []string{`title uses a YAML anchor or alias`, `trigger uses a YAML anchor or alias`}},
 	}

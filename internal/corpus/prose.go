@@ -24,6 +24,8 @@ var selfReference = []string{
 	"the stored copy", "stored copy of", "the stored page", "the excerpt", "the readable part",
 	"the visible part of", "not recorded in this case", "this case does not record",
 	"in this case file", "the text we have", "the copy we read", "the portion we",
+	"captured in this case", "recorded for this case", "covered in this case", "recorded in this case",
+	"이 사례에 담", "이 사례에는 따로", "사례에 담기지", "사례에 담지",
 	"번역본", "확인할 수 있었던", "읽을 수 있었던", "읽을 수 있는 부분", "저장된 사본", "저장된 페이지",
 	"발췌본", "이 사례에는 기록", "이 사례에 기록되어 있지", "우리가 읽은", "볼 수 있었던 부분",
 }
