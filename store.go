@@ -50,3 +50,40 @@ type Change struct {
 type Watcher interface {
 	Watch(ctx context.Context, fn func(Change)) error
 }
+
+// Correction is a reader's report that a case states something wrong. It is
+// never shown publicly; editors resolve or dismiss it at the desk.
+type Correction struct {
+	ID      int64  `json:"id"`
+	CaseID  string `json:"case_id"`
+	Field   string `json:"field"`   // the section the reader names: summary, timeline, sources …
+	What    string `json:"what"`    // what is wrong
+	Source  string `json:"source"`  // where the right fact is stated (a URL or a citation)
+	Contact string `json:"contact"` // optional, for questions back
+	Lang    string `json:"lang"`    // the language of the page it came from
+	// Status is open, resolved or dismissed; Note is the editor's word on it.
+	Status    string     `json:"status"`
+	Note      string     `json:"note"`
+	CreatedAt time.Time  `json:"created_at"`
+	ClosedAt  *time.Time `json:"closed_at"`
+}
+
+// Correction states.
+const (
+	CorrectionOpen      = "open"
+	CorrectionResolved  = "resolved"
+	CorrectionDismissed = "dismissed"
+)
+
+// CorrectionStore is implemented by stores that keep readers' corrections.
+type CorrectionStore interface {
+	// AddCorrection stores c as open and returns its id.
+	AddCorrection(ctx context.Context, c *Correction) (int64, error)
+	// Corrections returns up to limit corrections, newest first; status ""
+	// means every status.
+	Corrections(ctx context.Context, status string, limit int) ([]Correction, error)
+	// CloseCorrection sets an open correction resolved or dismissed, with a
+	// note. It returns ErrNotFound for an unknown id and ErrConflict for one
+	// already closed.
+	CloseCorrection(ctx context.Context, id int64, status, note string) error
+}

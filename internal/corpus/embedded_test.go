@@ -14,8 +14,8 @@ import (
 
 // The breadth the corpus must keep.
 const (
-	minCases = 180
-	minOrgs  = 80
+	minCases = 250
+	minOrgs  = 110
 )
 
 // The ids the corpus must hold: the incidents the seed pages name.

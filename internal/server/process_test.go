@@ -157,7 +157,7 @@ func TestKillDuringWrites(t *testing.T) {
 				}
 				c["id"] = id
 				title := fmt.Sprintf("write %d of worker %d", i, w)
-				c["title"] = map[string]any{"en": title, "ko": title}
+				c["title"] = map[string]any{"en": title, "ko": fmt.Sprintf("작업자 %d 의 %d번째 쓰기", w, i)}
 				c["related"] = []string{}
 				b, _ := json.Marshal(c)
 				status, err := putCase(client, p.addr, id, string(b))
@@ -173,7 +173,13 @@ func TestKillDuringWrites(t *testing.T) {
 			}
 		}(w)
 	}
+	deadline := time.Now().Add(time.Minute)
 	for n.Load() < 150 {
+		if time.Now().After(deadline) {
+			close(stop)
+			wg.Wait()
+			t.Fatalf("only %d writes were answered 2xx in a minute", n.Load())
+		}
 		time.Sleep(5 * time.Millisecond)
 	}
 	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {

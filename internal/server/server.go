@@ -54,6 +54,9 @@ type Config struct {
 	// /readyz answering 503, before it closes its listener: load balancers
 	// stop sending, and connections already queued are still accepted.
 	DrainFor time.Duration
+	// FormMinFill is the least time between showing the correction form
+	// and sending it (quicker is taken for a bot); 0 means 3 s.
+	FormMinFill time.Duration
 }
 
 // DefaultConfig returns the defaults of serve.
@@ -120,7 +123,23 @@ func New(ctx context.Context, cfg Config, st incidentlib.Store, c *corpus.Corpus
 	}
 	s.api = api.New(lib, cfg.BaseURL, cfg.Token, log)
 	s.mcp = mcpserver.New(lib.Index, cfg.BaseURL, Version)
-	if s.site, err = web.New(lib.Index, web.Options{BaseURL: cfg.BaseURL, ChecksFor: cfg.ChecksFor, Logger: log}); err != nil {
+	opts := web.Options{BaseURL: cfg.BaseURL, ChecksFor: cfg.ChecksFor, Logger: log}
+	if cs, ok := st.(incidentlib.CorrectionStore); ok {
+		// Corrections from readers: five an address every ten minutes,
+		// whatever the API's rate.
+		corrections := newLimiter(5.0/600, 5)
+		opts.Desk = &web.Desk{
+			Corrections: cs,
+			Token:       cfg.Token,
+			Review: func(ctx context.Context, id, by string) error {
+				_, err := lib.MarkReviewed(ctx, id, by, time.Now())
+				return err
+			},
+			Allow:   func(r *http.Request) bool { ok, _ := corrections.allow(clientAddr(r)); return ok },
+			MinFill: cfg.FormMinFill,
+		}
+	}
+	if s.site, err = web.New(lib.Index, opts); err != nil {
 		return nil, fmt.Errorf("web pages: %w", err)
 	}
 	return s, nil

@@ -17,7 +17,7 @@ var templateFS embed.FS
 // pageNames are the pages; each is parsed into its own template set with the
 // base layout and the shared partials, so a page's blocks never leak into
 // another's.
-var pageNames = []string{"home", "cases", "case", "topic", "vocab", "stats", "api", "notfound", "error"}
+var pageNames = []string{"home", "cases", "case", "topic", "vocab", "stats", "api", "notfound", "error", "correct", "correct_done", "desk_login", "desk"}
 
 // pageData is what every page template gets: the layout's fields plus the
 // page's own data in Data.
@@ -125,6 +125,7 @@ func (s *Site) funcs(lang string) template.FuncMap {
 			}
 			return ts
 		},
+		"corrections": func() bool { return s.desk != nil },
 		"fold":        fold,
 		"snippet":     snippetHTML,
 		"queryEscape": url.QueryEscape,

@@ -37,6 +37,9 @@ type Options struct {
 	ChecksFor func(caseID string) []CheckRef
 	// Logger receives server errors. Nil means slog.Default().
 	Logger *slog.Logger
+	// Desk turns on the correction form on every case page and the
+	// editors' desk; nil leaves both off.
+	Desk *Desk
 }
 
 // DefaultBaseURL is the base URL used when Options.BaseURL is empty; it is
@@ -52,6 +55,7 @@ type Site struct {
 	log    *slog.Logger
 	pages  map[string]map[string]*template.Template // page → lang → set
 	assets *assets
+	desk   *desk
 }
 
 // New builds a Site over ix. It parses every template up front, so a broken
@@ -67,7 +71,7 @@ func New(ix *search.Index, opts Options) (*Site, error) {
 	if u, err := url.Parse(base); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("web.New: base URL %q is not an absolute http(s) address like https://incidents.example.org", opts.BaseURL)
 	}
-	s := &Site{ix: ix, vocab: ix.Vocab(), base: base, checks: opts.ChecksFor, log: opts.Logger}
+	s := &Site{ix: ix, vocab: ix.Vocab(), base: base, checks: opts.ChecksFor, log: opts.Logger, desk: newDesk(opts.Desk)}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -99,6 +103,7 @@ func (s *Site) Install(mux *http.ServeMux) {
 		mux.Handle("GET "+p+"/stats", s.page(lang, s.statsPage))
 		mux.Handle("GET "+p+"/docs/api", s.page(lang, s.apiDocs))
 		mux.Handle("GET "+p+"/feed.atom", s.page(lang, s.feed))
+		s.installDesk(mux, lang)
 	}
 	mux.Handle("GET /en", http.RedirectHandler("/en/", http.StatusMovedPermanently))
 	mux.Handle("GET /sitemap.xml", s.page("ko", s.sitemap))

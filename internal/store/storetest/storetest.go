@@ -35,6 +35,61 @@ func clone(c *incidentlib.Case) *incidentlib.Case {
 // Run runs the suite.
 func Run(t *testing.T, open Opener) {
 	ctx := context.Background()
+	t.Run("corrections", func(t *testing.T) {
+		st, reopen := open(t)
+		cs, ok := st.(incidentlib.CorrectionStore)
+		if !ok {
+			t.Fatalf("%T does not keep corrections", st)
+		}
+		var ids []int64
+		for i, what := range []string{"the date is 2020-02-29", "the org is misspelt", "a missing action item: monitor conntrack"} {
+			id, err := cs.AddCorrection(ctx, &incidentlib.Correction{CaseID: "IL-0049", Field: "summary", What: what, Source: "https://example.com/" + fmt.Sprint(i), Contact: "", Lang: "ko"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, id)
+		}
+		all, err := cs.Corrections(ctx, "", 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(all) != 3 || all[0].ID != ids[2] || all[2].ID != ids[0] || all[0].Status != incidentlib.CorrectionOpen || all[0].CreatedAt.IsZero() {
+			t.Fatalf("corrections not newest first and open: %+v", all)
+		}
+		if all[1].What != "the org is misspelt" || all[1].Source != "https://example.com/1" || all[1].CaseID != "IL-0049" {
+			t.Errorf("a correction changed in the store: %+v", all[1])
+		}
+		if err := cs.CloseCorrection(ctx, ids[1], incidentlib.CorrectionResolved, "fixed in the case"); err != nil {
+			t.Fatal(err)
+		}
+		if err := cs.CloseCorrection(ctx, ids[1], incidentlib.CorrectionDismissed, "again"); !errors.Is(err, incidentlib.ErrConflict) {
+			t.Errorf("closing a closed correction: %v, want a conflict", err)
+		}
+		if err := cs.CloseCorrection(ctx, 987654, incidentlib.CorrectionResolved, ""); !errors.Is(err, incidentlib.ErrNotFound) {
+			t.Errorf("closing an unknown correction: %v, want not found", err)
+		}
+		if err := cs.CloseCorrection(ctx, ids[0], "deleted", ""); !errors.Is(err, incidentlib.ErrInvalid) {
+			t.Errorf("closing with a made-up status: %v, want invalid", err)
+		}
+		st.Close()
+		st2 := reopen()
+		defer st2.Close()
+		cs = st2.(incidentlib.CorrectionStore)
+		open_, err := cs.Corrections(ctx, incidentlib.CorrectionOpen, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resolved, err := cs.Corrections(ctx, incidentlib.CorrectionResolved, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(open_) != 2 || len(resolved) != 1 || resolved[0].Note != "fixed in the case" || resolved[0].ClosedAt == nil {
+			t.Errorf("after reopening: %d open, resolved %+v", len(open_), resolved)
+		}
+		if two, _ := cs.Corrections(ctx, "", 2); len(two) != 2 {
+			t.Errorf("limit 2 gave %d", len(two))
+		}
+	})
 	t.Run("seed_then_read", func(t *testing.T) {
 		st, reopen := open(t)
 		cases := sample(t)

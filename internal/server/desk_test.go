@@ -1,0 +1,284 @@
+package server_test
+
+import (
+	"io"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/incidentlib/incidentlib/internal/server"
+)
+
+// form posts values to path without following redirects.
+func (ts *testServer) form(t *testing.T, path string, vals url.Values, headers ...string) resp {
+	t.Helper()
+	req, err := http.NewRequest("POST", ts.URL+path, strings.NewReader(vals.Encode()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	return ts.noFollow(t, req)
+}
+
+func (ts *testServer) getNoFollow(t *testing.T, path string, headers ...string) resp {
+	t.Helper()
+	req, _ := http.NewRequest("GET", ts.URL+path, nil)
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	return ts.noFollow(t, req)
+}
+
+func (ts *testServer) noFollow(t *testing.T, req *http.Request) resp {
+	t.Helper()
+	c := *ts.Client()
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	res, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return resp{res.StatusCode, res.Header, b}
+}
+
+var tokenRE = regexp.MustCompile(`name="t" value="([^"]+)"`)
+
+func formToken(t *testing.T, r resp) string {
+	t.Helper()
+	m := tokenRE.FindSubmatch(r.body)
+	if m == nil {
+		t.Fatalf("no form token in the page (%d): %.300s", r.status, r.body)
+	}
+	return string(m[1])
+}
+
+const minFill = 150 * time.Millisecond
+
+func correction(tok, what string) url.Values {
+	return url.Values{"t": {tok}, "field": {"timeline"}, "what": {what}, "source": {"https://medium.com/preply-engineering/dns-postmortem-e169efd45afd"}, "contact": {"reader@example.com"}, "website": {""}}
+}
+
+// TestCorrections: a reader's correction goes through the form without
+// JavaScript, is kept private, and the form refuses cross-site posts, forged
+// or stale tokens, bots (honeypot, fill time) and floods, keeping what was
+// typed.
+func TestCorrections(t *testing.T) {
+	ts := newServer(t, func(c *server.Config) { c.FormMinFill = minFill })
+	if !strings.Contains(string(ts.get(t, "/cases/IL-0049").body), `href="/cases/IL-0049/correct"`) || !strings.Contains(string(ts.get(t, "/en/cases/IL-0049").body), `href="/en/cases/IL-0049/correct">Suggest a correction`) {
+		t.Fatal("the case page has no correction link")
+	}
+	page := ts.get(t, "/cases/IL-0049/correct")
+	if page.status != 200 || !strings.Contains(string(page.body), "이 사례 고치기") || page.header.Get("Cache-Control") != "no-store" {
+		t.Fatalf("form page: %d %q", page.status, page.header.Get("Cache-Control"))
+	}
+	tok := formToken(t, page)
+	const what = "The revert happened at 22:39, not 22:40 (zebracorn-correction)."
+
+	// Too fast: taken for a bot, but a person keeps what they typed.
+	r := ts.form(t, "/cases/IL-0049/correct", correction(tok, what))
+	if r.status != 400 || !strings.Contains(string(r.body), "너무 빨리") || !strings.Contains(string(r.body), "zebracorn-correction") {
+		t.Errorf("a send within the minimum fill time: %d", r.status)
+	}
+	time.Sleep(minFill + 20*time.Millisecond)
+	// Another site's page posting the form.
+	if r := ts.form(t, "/cases/IL-0049/correct", correction(tok, what), "Origin", "https://evil.example"); r.status != 403 || !strings.Contains(string(r.body), "zebracorn-correction") {
+		t.Errorf("a cross-site post: %d", r.status)
+	}
+	// A forged token, and a token of another case's form.
+	if r := ts.form(t, "/cases/IL-0049/correct", correction(tok[:len(tok)-4]+"beef", what)); r.status != 403 {
+		t.Errorf("a forged token: %d", r.status)
+	}
+	if r := ts.form(t, "/cases/IL-0461/correct", correction(tok, what)); r.status != 403 {
+		t.Errorf("another form's token: %d", r.status)
+	}
+	// Bad input: every problem said, the input kept and escaped.
+	bad := correction(tok, "short")
+	bad.Set("source", "ftp://x")
+	bad.Set("field", "nonsense")
+	bad.Set("contact", `<script>x</script>`)
+	r = ts.form(t, "/cases/IL-0049/correct", bad)
+	body := string(r.body)
+	if r.status != 400 || !strings.Contains(body, "고칠 부분을 골라") || !strings.Contains(body, "10자 이상") || !strings.Contains(body, "https://") || !strings.Contains(body, "&lt;script&gt;x&lt;/script&gt;") || strings.Contains(body, "<script>x") {
+		t.Errorf("bad input: %d\n%.2000s", r.status, body)
+	}
+	// The honeypot: thanks, and nothing kept.
+	hp := correction(tok, "honeypot-filled bot text that must not be kept")
+	hp.Set("website", "http://spam.example")
+	if r := ts.form(t, "/cases/IL-0049/correct", hp); r.status != 303 || r.header.Get("Location") != "/cases/IL-0049/correct/thanks" {
+		t.Errorf("honeypot: %d %q", r.status, r.header.Get("Location"))
+	}
+	// A good one, from the English page.
+	etok := formToken(t, ts.get(t, "/en/cases/IL-0049/correct"))
+	time.Sleep(minFill + 20*time.Millisecond)
+	r = ts.form(t, "/en/cases/IL-0049/correct", correction(etok, what), "Origin", ts.URL)
+	if r.status != 303 || r.header.Get("Location") != "/en/cases/IL-0049/correct/thanks" {
+		t.Fatalf("a good correction: %d %.500s", r.status, r.body)
+	}
+	if th := ts.get(t, "/en/cases/IL-0049/correct/thanks"); th.status != 200 || !strings.Contains(string(th.body), "Received") {
+		t.Errorf("no confirmation: %d", th.status)
+	}
+	// Never public.
+	for _, p := range []string{"/cases/IL-0049", "/en/cases/IL-0049", "/api/cases/IL-0049", "/api/cases?q=zebracorn-correction", "/cases?q=zebracorn-correction", "/feed.atom"} {
+		// A search page echoes its query; the correction's own words must not appear.
+		if strings.Contains(string(ts.get(t, p).body), "not 22:40") {
+			t.Errorf("a correction shows on %s", p)
+		}
+	}
+	// A flood from one address is cut after five.
+	limited := false
+	for i := 0; i < 6; i++ {
+		r := ts.form(t, "/cases/IL-0049/correct", correction(etok, what+" again"))
+		if r.status == 429 {
+			limited = true
+			if !strings.Contains(string(r.body), "zebracorn-correction") || r.header.Get("Retry-After") == "" {
+				t.Errorf("a rate-limited correction loses what was typed or says no Retry-After")
+			}
+		}
+	}
+	if !limited {
+		t.Error("six more corrections from one address were all accepted")
+	}
+	// Without a correction store or for a missing case: 404.
+	if r := ts.get(t, "/cases/IL-9999/correct"); r.status != 404 {
+		t.Errorf("the form of a missing case: %d", r.status)
+	}
+}
+
+// TestDesk: every desk route needs the session; the cookie is HttpOnly,
+// SameSite=Strict and cannot be forged; corrections are listed newest first
+// and closed with a note; reviewing goes through the API's path.
+func TestDesk(t *testing.T) {
+	ts := newServer(t, func(c *server.Config) { c.FormMinFill = time.Millisecond })
+	// Leave two corrections.
+	for _, w := range []string{"first correction: the date is wrong", "second correction: a missing action item"} {
+		tok := formToken(t, ts.get(t, "/cases/IL-0049/correct"))
+		time.Sleep(5 * time.Millisecond)
+		if r := ts.form(t, "/cases/IL-0049/correct", correction(tok, w)); r.status != 303 {
+			t.Fatalf("correction: %d", r.status)
+		}
+	}
+	// A bot that fills the hidden field is thanked, and nothing is kept.
+	hp := correction(formToken(t, ts.get(t, "/cases/IL-0461/correct")), "honeypot text that must never be kept")
+	hp.Set("website", "http://spam.example")
+	time.Sleep(5 * time.Millisecond)
+	if r := ts.form(t, "/cases/IL-0461/correct", hp); r.status != 303 {
+		t.Fatalf("honeypot: %d", r.status)
+	}
+	// Nothing of the desk without a session.
+	if r := ts.getNoFollow(t, "/desk"); r.status != 303 || r.header.Get("Location") != "/desk/login" || strings.Contains(string(r.body), "correction") {
+		t.Errorf("GET /desk without a session: %d %q", r.status, r.header.Get("Location"))
+	}
+	if r := ts.getNoFollow(t, "/en/desk"); r.status != 303 || r.header.Get("Location") != "/en/desk/login" {
+		t.Errorf("GET /en/desk without a session: %d", r.status)
+	}
+	for _, p := range []string{"/desk/corrections/1", "/desk/cases/IL-0049/review", "/desk/logout", "/en/desk/corrections/1"} {
+		if r := ts.form(t, p, url.Values{"action": {"resolve"}, "by": {"x"}}); r.status != 403 {
+			t.Errorf("POST %s without a session: %d", p, r.status)
+		}
+	}
+	forged := []string{"9999999999.deadbeef", "9999999999." + strings.Repeat("a", 64), "", "garbage"}
+	for _, v := range forged {
+		if r := ts.getNoFollow(t, "/desk", "Cookie", "il_desk="+v); r.status != 303 {
+			t.Errorf("a forged session %q opens the desk: %d", v, r.status)
+		}
+	}
+	// Sign in.
+	login := ts.get(t, "/desk/login")
+	ltok := formToken(t, login)
+	if r := ts.form(t, "/desk/login", url.Values{"t": {ltok}, "token": {"wrong"}}); r.status != 401 || r.header.Get("Set-Cookie") != "" {
+		t.Errorf("a wrong token: %d, cookie %q", r.status, r.header.Get("Set-Cookie"))
+	}
+	if r := ts.form(t, "/desk/login", url.Values{"t": {ltok}, "token": {testToken}}, "Origin", "https://evil.example"); r.status != 403 || r.header.Get("Set-Cookie") != "" {
+		t.Errorf("a cross-site sign-in: %d", r.status)
+	}
+	r := ts.form(t, "/desk/login", url.Values{"t": {ltok}, "token": {testToken}})
+	cookie := r.header.Get("Set-Cookie")
+	if r.status != 303 || !strings.Contains(cookie, "HttpOnly") || !strings.Contains(cookie, "SameSite=Strict") || strings.Contains(cookie, "Secure") {
+		t.Fatalf("sign-in: %d, cookie %q", r.status, cookie)
+	}
+	sess := strings.SplitN(cookie, ";", 2)[0]
+	// A session cookie with its expiry moved is refused.
+	exp, sig, _ := strings.Cut(strings.TrimPrefix(sess, "il_desk="), ".")
+	if r := ts.getNoFollow(t, "/desk", "Cookie", "il_desk="+exp+"9."+sig); r.status != 303 {
+		t.Errorf("a session with a changed expiry opens the desk: %d", r.status)
+	}
+	desk := ts.get(t, "/desk", "Cookie", sess)
+	body := string(desk.body)
+	if desk.status != 200 || desk.header.Get("Cache-Control") != "no-store" {
+		t.Fatalf("desk: %d", desk.status)
+	}
+	first, second := strings.Index(body, "first correction"), strings.Index(body, "second correction")
+	if first < 0 || second < 0 || second > first {
+		t.Errorf("the desk does not list the corrections newest first")
+	}
+	if strings.Contains(body, "honeypot text") {
+		t.Error("the honeypot's correction was kept")
+	}
+	if !strings.Contains(body, `action="/desk/cases/IL-0049/review"`) {
+		t.Error("the desk does not list IL-0049 as unreviewed")
+	}
+	dtok := formToken(t, desk)
+	ids := regexp.MustCompile(`action="/desk/corrections/(\d+)"`).FindAllStringSubmatch(body, -1)
+	if len(ids) != 2 {
+		t.Fatalf("want two correction forms, got %d", len(ids))
+	}
+	newest := ids[0][1]
+	// The desk form token is bound to the session.
+	if r := ts.form(t, "/desk/corrections/"+newest, url.Values{"t": {ltok}, "action": {"resolve"}}, "Cookie", sess); r.status != 403 {
+		t.Errorf("a desk action with a token of another form: %d", r.status)
+	}
+	if r := ts.form(t, "/desk/corrections/"+newest, url.Values{"t": {dtok}, "action": {"resolve"}, "note": {"added the action item"}}, "Cookie", sess); r.status != 303 {
+		t.Fatalf("resolve: %d %.300s", r.status, r.body)
+	}
+	if r := ts.form(t, "/desk/corrections/"+newest, url.Values{"t": {dtok}, "action": {"dismiss"}}, "Cookie", sess); r.status != 409 {
+		t.Errorf("closing a closed correction: %d", r.status)
+	}
+	if r := ts.form(t, "/desk/corrections/"+ids[1][1], url.Values{"t": {dtok}, "action": {"explode"}}, "Cookie", sess); r.status != 400 {
+		t.Errorf("a made-up action: %d", r.status)
+	}
+	after := string(ts.get(t, "/desk?done=resolved", "Cookie", sess).body)
+	if !strings.Contains(after, "added the action item") || !strings.Contains(after, "고침을 반영함으로 닫았습니다") {
+		t.Error("the resolved correction and its note are not shown")
+	}
+	// Review through the desk: the API shows it.
+	if r := ts.form(t, "/desk/cases/IL-0049/review", url.Values{"t": {dtok}, "by": {"Kim Editor"}}, "Cookie", sess); r.status != 303 {
+		t.Fatalf("review: %d %.300s", r.status, r.body)
+	}
+	c := ts.get(t, "/api/cases/IL-0049").json(t)
+	if rv := c["review"].(map[string]any); rv["reviewed_by"] != "Kim Editor" || rv["reviewed_at"] == nil {
+		t.Errorf("the desk's review does not reach the case: %v", rv)
+	}
+	if strings.Contains(string(ts.get(t, "/desk", "Cookie", sess).body), `action="/desk/cases/IL-0049/review"`) {
+		t.Error("a reviewed case is still listed as unreviewed")
+	}
+	// Sign out clears the cookie.
+	r = ts.form(t, "/desk/logout", url.Values{"t": {dtok}}, "Cookie", sess)
+	if r.status != 303 || !strings.Contains(r.header.Get("Set-Cookie"), "Max-Age=0") {
+		t.Errorf("sign-out: %d %q", r.status, r.header.Get("Set-Cookie"))
+	}
+}
+
+// TestDeskSecureCookie: on an https site the session cookie is Secure, and
+// without a token the desk stays closed.
+func TestDeskSecureCookie(t *testing.T) {
+	ts := newServer(t, func(c *server.Config) { c.BaseURL = "https://incidents.example.org" })
+	ltok := formToken(t, ts.get(t, "/desk/login"))
+	r := ts.form(t, "/desk/login", url.Values{"t": {ltok}, "token": {testToken}})
+	if r.status != 303 || !strings.Contains(r.header.Get("Set-Cookie"), "; Secure") {
+		t.Errorf("https sign-in: %d %q", r.status, r.header.Get("Set-Cookie"))
+	}
+	off := newServer(t, func(c *server.Config) { c.Token = "" })
+	if r := off.get(t, "/desk/login"); !strings.Contains(string(r.body), "INCIDENTLIB_TOKEN") {
+		t.Error("the sign-in page does not say the desk is off")
+	}
+	if r := off.form(t, "/desk/login", url.Values{"token": {""}}); r.status != 403 {
+		t.Errorf("signing in with no token set: %d", r.status)
+	}
+}

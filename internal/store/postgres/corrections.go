@@ -1,0 +1,81 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/incidentlib/incidentlib"
+)
+
+// AddCorrection stores a reader's correction as open.
+func (s *Store) AddCorrection(ctx context.Context, c *incidentlib.Correction) (int64, error) {
+	var id int64
+	err := s.pool.QueryRow(ctx, `INSERT INTO corrections (case_id, field, what, source, contact, lang, status, created_at) VALUES ($1, $2, $3, $4, $5, $6, 'open', now()) RETURNING id`,
+		c.CaseID, c.Field, c.What, c.Source, c.Contact, c.Lang).Scan(&id)
+	if err != nil {
+		return 0, unavailable(err)
+	}
+	return id, nil
+}
+
+// Corrections returns corrections newest first.
+func (s *Store) Corrections(ctx context.Context, status string, limit int) ([]incidentlib.Correction, error) {
+	if limit <= 0 {
+		limit = 100
+	}
+	rows, err := s.pool.Query(ctx, `SELECT id, case_id, field, what, source, contact, lang, status, note, created_at, closed_at FROM corrections
+		WHERE ($1 = '' OR status = $1) ORDER BY created_at DESC, id DESC LIMIT $2`, status, limit)
+	if err != nil {
+		return nil, unavailable(err)
+	}
+	defer rows.Close()
+	out := []incidentlib.Correction{}
+	for rows.Next() {
+		var c incidentlib.Correction
+		if err := rows.Scan(&c.ID, &c.CaseID, &c.Field, &c.What, &c.Source, &c.Contact, &c.Lang, &c.Status, &c.Note, &c.CreatedAt, &c.ClosedAt); err != nil {
+			return nil, unavailable(err)
+		}
+		c.CreatedAt = c.CreatedAt.UTC()
+		if c.ClosedAt != nil {
+			t := c.ClosedAt.UTC()
+			c.ClosedAt = &t
+		}
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, unavailable(err)
+	}
+	return out, nil
+}
+
+// CloseCorrection resolves or dismisses an open correction.
+func (s *Store) CloseCorrection(ctx context.Context, id int64, status, note string) error {
+	if status != incidentlib.CorrectionResolved && status != incidentlib.CorrectionDismissed {
+		return incidentlib.Errorf(incidentlib.ErrInvalid, "a correction is closed as resolved or dismissed, not %q", status)
+	}
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return unavailable(err)
+	}
+	defer tx.Rollback(ctx)
+	var cur string
+	err = tx.QueryRow(ctx, `SELECT status FROM corrections WHERE id = $1 FOR UPDATE`, id).Scan(&cur)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return incidentlib.Errorf(incidentlib.ErrNotFound, "no correction %d", id)
+	}
+	if err != nil {
+		return unavailable(err)
+	}
+	if cur != incidentlib.CorrectionOpen {
+		return incidentlib.Errorf(incidentlib.ErrConflict, "correction %d is already %s", id, cur)
+	}
+	if _, err := tx.Exec(ctx, `UPDATE corrections SET status = $1, note = $2, closed_at = now() WHERE id = $3`, status, note, id); err != nil {
+		return unavailable(err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return unavailable(err)
+	}
+	return nil
+}

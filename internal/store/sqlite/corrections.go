@@ -1,0 +1,88 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"time"
+
+	"github.com/incidentlib/incidentlib"
+)
+
+const stamp = "2006-01-02T15:04:05.000000000Z07:00"
+
+// AddCorrection stores a reader's correction as open.
+func (s *Store) AddCorrection(ctx context.Context, c *incidentlib.Correction) (int64, error) {
+	now := s.now().UTC()
+	res, err := s.db.ExecContext(ctx, `INSERT INTO corrections (case_id, field, what, source, contact, lang, status, created_at) VALUES (?, ?, ?, ?, ?, ?, 'open', ?)`,
+		c.CaseID, c.Field, c.What, c.Source, c.Contact, c.Lang, now.Format(stamp))
+	if err != nil {
+		return 0, unavailable(err)
+	}
+	id, err := res.LastInsertId()
+	if err != nil {
+		return 0, unavailable(err)
+	}
+	return id, nil
+}
+
+// Corrections returns corrections newest first.
+func (s *Store) Corrections(ctx context.Context, status string, limit int) ([]incidentlib.Correction, error) {
+	if limit <= 0 {
+		limit = 100
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT id, case_id, field, what, source, contact, lang, status, note, created_at, closed_at FROM corrections
+		WHERE (? = '' OR status = ?) ORDER BY created_at DESC, id DESC LIMIT ?`, status, status, limit)
+	if err != nil {
+		return nil, unavailable(err)
+	}
+	defer rows.Close()
+	out := []incidentlib.Correction{}
+	for rows.Next() {
+		var c incidentlib.Correction
+		var created string
+		var closed sql.NullString
+		if err := rows.Scan(&c.ID, &c.CaseID, &c.Field, &c.What, &c.Source, &c.Contact, &c.Lang, &c.Status, &c.Note, &created, &closed); err != nil {
+			return nil, unavailable(err)
+		}
+		c.CreatedAt, _ = time.Parse(stamp, created)
+		if closed.Valid {
+			t, _ := time.Parse(stamp, closed.String)
+			c.ClosedAt = &t
+		}
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, unavailable(err)
+	}
+	return out, nil
+}
+
+// CloseCorrection resolves or dismisses an open correction.
+func (s *Store) CloseCorrection(ctx context.Context, id int64, status, note string) error {
+	if status != incidentlib.CorrectionResolved && status != incidentlib.CorrectionDismissed {
+		return incidentlib.Errorf(incidentlib.ErrInvalid, "a correction is closed as resolved or dismissed, not %q", status)
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return unavailable(err)
+	}
+	defer tx.Rollback()
+	var cur string
+	err = tx.QueryRowContext(ctx, `SELECT status FROM corrections WHERE id = ?`, id).Scan(&cur)
+	if err == sql.ErrNoRows {
+		return incidentlib.Errorf(incidentlib.ErrNotFound, "no correction %d", id)
+	}
+	if err != nil {
+		return unavailable(err)
+	}
+	if cur != incidentlib.CorrectionOpen {
+		return incidentlib.Errorf(incidentlib.ErrConflict, "correction %d is already %s", id, cur)
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE corrections SET status = ?, note = ?, closed_at = ? WHERE id = ?`, status, note, s.now().UTC().Format(stamp), id); err != nil {
+		return unavailable(err)
+	}
+	if err := tx.Commit(); err != nil {
+		return unavailable(err)
+	}
+	return nil
+}

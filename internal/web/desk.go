@@ -1,0 +1,472 @@
+package web
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"errors"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/incidentlib/incidentlib"
+)
+
+// Desk turns on reader corrections and the editors' desk.
+type Desk struct {
+	// Corrections keeps what readers send. Required.
+	Corrections incidentlib.CorrectionStore
+	// Token is the write token; signing in at the desk takes it. Empty
+	// keeps the desk closed (corrections still work).
+	Token string
+	// Review marks a case reviewed: the same path as POST
+	// /api/cases/{id}/review.
+	Review func(ctx context.Context, id, by string) error
+	// Allow rate-limits corrections by client; nil allows all.
+	Allow func(r *http.Request) bool
+	// MinFill is the least time between showing the form and sending it;
+	// quicker sends are taken for bots. Zero means 3 s.
+	MinFill time.Duration
+	// Now is the clock (tests); nil means time.Now.
+	Now func() time.Time
+}
+
+// Limits on a correction, so a paste cannot fill the database.
+const (
+	maxWhat     = 4000
+	maxSource   = 1000
+	maxContact  = 200
+	formMaxAge  = 2 * time.Hour
+	sessionLife = 12 * time.Hour
+	deskCookie  = "il_desk"
+)
+
+// correctionFields are the sections a reader can point at.
+var correctionFields = []string{"title", "summary", "timeline", "symptoms", "cause", "detection", "remediation", "action_items", "lessons", "impact", "sources", "terms", "other"}
+
+type desk struct {
+	Desk
+	secret []byte
+}
+
+func newDesk(d *Desk) *desk {
+	if d == nil || d.Corrections == nil {
+		return nil
+	}
+	k := &desk{Desk: *d}
+	if k.MinFill == 0 {
+		k.MinFill = 3 * time.Second
+	}
+	if k.Now == nil {
+		k.Now = time.Now
+	}
+	// Replicas that share the token share the key, so a form served by one
+	// may be sent to another; without a token the key is this process's own.
+	if k.Token != "" {
+		sum := sha256.Sum256([]byte("incidentlib web forms\x00" + k.Token))
+		k.secret = sum[:]
+	} else {
+		k.secret = make([]byte, 32)
+		rand.Read(k.secret)
+	}
+	return k
+}
+
+func (k *desk) mac(parts ...string) string {
+	m := hmac.New(sha256.New, k.secret)
+	m.Write([]byte(strings.Join(parts, "\x00")))
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+// formToken binds a form to the time it was served and to its purpose
+// (and, at the desk, to the session), so it cannot be forged or reused for
+// another form.
+func (k *desk) formToken(purpose string) string {
+	ts := strconv.FormatInt(k.Now().UnixMilli(), 10)
+	return ts + "." + k.mac("form", purpose, ts)
+}
+
+// checkForm returns how long ago a valid token was issued, or an error.
+func (k *desk) checkForm(tok, purpose string) (time.Duration, error) {
+	ts, sig, ok := strings.Cut(tok, ".")
+	ms, err := strconv.ParseInt(ts, 10, 64)
+	if !ok || err != nil || !hmac.Equal([]byte(sig), []byte(k.mac("form", purpose, ts))) {
+		return 0, errForm
+	}
+	age := k.Now().Sub(time.UnixMilli(ms))
+	if age < 0 || age > formMaxAge {
+		return 0, errExpired
+	}
+	return age, nil
+}
+
+var (
+	errForm    = errors.New("bad form token")
+	errExpired = errors.New("form expired")
+)
+
+// sameOrigin refuses a POST a page of another site sent: a browser names the
+// sending origin in Origin (or at least Referer).
+func sameOrigin(r *http.Request, base string) bool {
+	host := r.Host
+	ok := func(raw string) bool {
+		u, err := url.Parse(raw)
+		if err != nil || u.Host == "" {
+			return false
+		}
+		if b, err := url.Parse(base); err == nil && strings.EqualFold(u.Host, b.Host) {
+			return true
+		}
+		return strings.EqualFold(u.Host, host)
+	}
+	if o := r.Header.Get("Origin"); o != "" {
+		return ok(o)
+	}
+	if ref := r.Header.Get("Referer"); ref != "" {
+		return ok(ref)
+	}
+	// Neither header: not a browser, so no ambient credentials to abuse;
+	// the form token still has to hold.
+	return true
+}
+
+// session: the cookie is "expiry.mac"; only the server can make one.
+func (k *desk) newSession() string {
+	exp := strconv.FormatInt(k.Now().Add(sessionLife).Unix(), 10)
+	return exp + "." + k.mac("session", exp)
+}
+
+func (k *desk) session(r *http.Request) (string, bool) {
+	if k.Token == "" {
+		return "", false
+	}
+	c, err := r.Cookie(deskCookie)
+	if err != nil {
+		return "", false
+	}
+	exp, sig, ok := strings.Cut(c.Value, ".")
+	n, err := strconv.ParseInt(exp, 10, 64)
+	if !ok || err != nil || !hmac.Equal([]byte(sig), []byte(k.mac("session", exp))) || k.Now().Unix() > n {
+		return "", false
+	}
+	return c.Value, true
+}
+
+// correctionForm is what the reader typed, kept when the form comes back.
+type correctionForm struct {
+	Field, What, Source, Contact string
+}
+
+type correctData struct {
+	Case     *incidentlib.Case
+	Fields   []string
+	Form     correctionForm
+	Token    string
+	Problems []string
+	Action   string
+}
+
+func (s *Site) correctionPage(w http.ResponseWriter, r *http.Request, lang string) error {
+	c, err := s.publicCase(r)
+	if err != nil {
+		return err
+	}
+	d := correctData{Case: c, Fields: correctionFields, Token: s.desk.formToken("correct:" + c.ID), Action: langPrefix[lang] + "/cases/" + c.ID + "/correct",
+		Form: correctionForm{Field: r.URL.Query().Get("field")}}
+	return s.renderForm(w, r, lang, http.StatusOK, "correct", T(lang, "correct.title"), d)
+}
+
+func (s *Site) renderForm(w http.ResponseWriter, r *http.Request, lang string, code int, page, title string, data any) error {
+	w.Header().Set("Cache-Control", "no-store")
+	p := &pageData{Title: title, Description: T(lang, "list.description"), Nav: "cases", Data: data, NoIndex: true}
+	return s.renderCode(w, r, lang, code, page, p)
+}
+
+func (s *Site) publicCase(r *http.Request) (*incidentlib.Case, error) {
+	c := s.ix.Case(strings.ToUpper(r.PathValue("id")))
+	if c == nil || c.Private {
+		return nil, incidentlib.Errorf(incidentlib.ErrNotFound, "no case")
+	}
+	return c, nil
+}
+
+func (s *Site) submitCorrection(w http.ResponseWriter, r *http.Request, lang string) error {
+	c, err := s.publicCase(r)
+	if err != nil {
+		return err
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+	if err := r.ParseForm(); err != nil {
+		return s.renderForm(w, r, lang, http.StatusRequestEntityTooLarge, "correct", T(lang, "correct.title"),
+			correctData{Case: c, Fields: correctionFields, Token: s.desk.formToken("correct:" + c.ID), Action: r.URL.Path, Problems: []string{T(lang, "correct.too_large")}})
+	}
+	f := correctionForm{
+		Field:   strings.TrimSpace(r.PostForm.Get("field")),
+		What:    strings.TrimSpace(r.PostForm.Get("what")),
+		Source:  strings.TrimSpace(r.PostForm.Get("source")),
+		Contact: strings.TrimSpace(r.PostForm.Get("contact")),
+	}
+	again := func(code int, problems ...string) error {
+		return s.renderForm(w, r, lang, code, "correct", T(lang, "correct.title"),
+			correctData{Case: c, Fields: correctionFields, Form: f, Token: s.desk.formToken("correct:" + c.ID), Action: r.URL.Path, Problems: problems})
+	}
+	if !sameOrigin(r, s.base) {
+		return again(http.StatusForbidden, T(lang, "correct.cross_site"))
+	}
+	age, err := s.desk.checkForm(r.PostForm.Get("t"), "correct:"+c.ID)
+	switch {
+	case errors.Is(err, errExpired):
+		return again(http.StatusBadRequest, T(lang, "correct.expired"))
+	case err != nil:
+		return again(http.StatusForbidden, T(lang, "correct.bad_token"))
+	}
+	// A bot fills every field, the hidden one too, and sends at once. Tell
+	// it nothing: it gets the same thanks a person gets, and nothing is kept.
+	if r.PostForm.Get("website") != "" {
+		http.Redirect(w, r, langPrefix[lang]+"/cases/"+c.ID+"/correct/thanks", http.StatusSeeOther)
+		return nil
+	}
+	if age < s.desk.MinFill {
+		return again(http.StatusBadRequest, T(lang, "correct.too_fast"))
+	}
+	var problems []string
+	if !slices.Contains(correctionFields, f.Field) {
+		problems = append(problems, T(lang, "correct.need_field"))
+	}
+	if n := utf8.RuneCountInString(f.What); n < 10 || n > maxWhat {
+		problems = append(problems, Tf(lang, "correct.need_what", maxWhat))
+	}
+	if n := utf8.RuneCountInString(f.Source); n == 0 || n > maxSource {
+		problems = append(problems, Tf(lang, "correct.need_source", maxSource))
+	} else if strings.Contains(f.Source, "://") {
+		if u, err := url.Parse(f.Source); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			problems = append(problems, T(lang, "correct.bad_source_url"))
+		}
+	}
+	if utf8.RuneCountInString(f.Contact) > maxContact {
+		problems = append(problems, Tf(lang, "correct.long_contact", maxContact))
+	}
+	if len(problems) > 0 {
+		return again(http.StatusBadRequest, problems...)
+	}
+	if s.desk.Allow != nil && !s.desk.Allow(r) {
+		w.Header().Set("Retry-After", "600")
+		return again(http.StatusTooManyRequests, T(lang, "correct.rate_limited"))
+	}
+	if _, err := s.desk.Corrections.AddCorrection(r.Context(), &incidentlib.Correction{
+		CaseID: c.ID, Field: f.Field, What: f.What, Source: f.Source, Contact: f.Contact, Lang: lang,
+	}); err != nil {
+		if errors.Is(err, incidentlib.ErrUnavailable) {
+			return again(http.StatusServiceUnavailable, T(lang, "correct.unavailable"))
+		}
+		return err
+	}
+	http.Redirect(w, r, langPrefix[lang]+"/cases/"+c.ID+"/correct/thanks", http.StatusSeeOther)
+	return nil
+}
+
+func (s *Site) correctionThanks(w http.ResponseWriter, r *http.Request, lang string) error {
+	c, err := s.publicCase(r)
+	if err != nil {
+		return err
+	}
+	return s.renderForm(w, r, lang, http.StatusOK, "correct_done", T(lang, "correct.thanks_title"), correctData{Case: c})
+}
+
+// The desk.
+
+type deskData struct {
+	Open, Closed []deskCorrection
+	Unreviewed   []*incidentlib.Case
+	Token        string
+	Problems     []string
+	Notice       string
+	Off          bool
+}
+
+type deskCorrection struct {
+	incidentlib.Correction
+	Case *incidentlib.Case
+}
+
+func (s *Site) deskLogin(w http.ResponseWriter, r *http.Request, lang string) error {
+	if _, ok := s.desk.session(r); ok {
+		http.Redirect(w, r, langPrefix[lang]+"/desk", http.StatusSeeOther)
+		return nil
+	}
+	return s.renderForm(w, r, lang, http.StatusOK, "desk_login", T(lang, "desk.login_title"), deskData{Token: s.desk.formToken("login"), Off: s.desk.Token == ""})
+}
+
+func (s *Site) deskSignIn(w http.ResponseWriter, r *http.Request, lang string) error {
+	r.Body = http.MaxBytesReader(w, r.Body, 8<<10)
+	r.ParseForm()
+	fail := func(code int, msg string) error {
+		return s.renderForm(w, r, lang, code, "desk_login", T(lang, "desk.login_title"), deskData{Token: s.desk.formToken("login"), Problems: []string{msg}, Off: s.desk.Token == ""})
+	}
+	if s.desk.Token == "" {
+		return fail(http.StatusForbidden, T(lang, "desk.off"))
+	}
+	if !sameOrigin(r, s.base) {
+		return fail(http.StatusForbidden, T(lang, "correct.cross_site"))
+	}
+	if _, err := s.desk.checkForm(r.PostForm.Get("t"), "login"); err != nil {
+		return fail(http.StatusForbidden, T(lang, "correct.bad_token"))
+	}
+	if subtle.ConstantTimeCompare([]byte(r.PostForm.Get("token")), []byte(s.desk.Token)) != 1 {
+		return fail(http.StatusUnauthorized, T(lang, "desk.wrong_token"))
+	}
+	http.SetCookie(w, &http.Cookie{Name: deskCookie, Value: s.desk.newSession(), Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode,
+		Secure: r.TLS != nil || strings.HasPrefix(s.base, "https://"), MaxAge: int(sessionLife / time.Second)})
+	http.Redirect(w, r, langPrefix[lang]+"/desk", http.StatusSeeOther)
+	return nil
+}
+
+func (s *Site) deskSignOut(w http.ResponseWriter, r *http.Request, lang string) error {
+	http.SetCookie(w, &http.Cookie{Name: deskCookie, Value: "", Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode, MaxAge: -1,
+		Secure: r.TLS != nil || strings.HasPrefix(s.base, "https://")})
+	http.Redirect(w, r, langPrefix[lang]+"/desk/login", http.StatusSeeOther)
+	return nil
+}
+
+// signedIn wraps a desk page: no session, no page. A GET is sent to the
+// sign-in page; anything else is refused.
+func (s *Site) signedIn(h func(w http.ResponseWriter, r *http.Request, lang, sess string) error) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request, lang string) error {
+		sess, ok := s.desk.session(r)
+		if !ok {
+			w.Header().Set("Cache-Control", "no-store")
+			if r.Method == http.MethodGet || r.Method == http.MethodHead {
+				http.Redirect(w, r, langPrefix[lang]+"/desk/login", http.StatusSeeOther)
+				return nil
+			}
+			s.renderStatus(w, r, lang, http.StatusForbidden, "error", &pageData{Title: T(lang, "desk.forbidden"), NoIndex: true, Data: errorData{http.StatusForbidden, T(lang, "desk.forbidden"), T(lang, "desk.forbidden_body")}})
+			return nil
+		}
+		if r.Method == http.MethodPost {
+			r.Body = http.MaxBytesReader(w, r.Body, 16<<10)
+			r.ParseForm()
+			if !sameOrigin(r, s.base) {
+				return s.deskAgain(w, r, lang, sess, http.StatusForbidden, T(lang, "correct.cross_site"))
+			}
+			if _, err := s.desk.checkForm(r.PostForm.Get("t"), "desk:"+sess); err != nil {
+				return s.deskAgain(w, r, lang, sess, http.StatusForbidden, T(lang, "correct.bad_token"))
+			}
+		}
+		return h(w, r, lang, sess)
+	}
+}
+
+// deskAgain renders the desk with a message: a problem (code >= 400) or a
+// notice of what was just done.
+func (s *Site) deskAgain(w http.ResponseWriter, r *http.Request, lang, sess string, code int, msg string) error {
+	d := deskData{Token: s.desk.formToken("desk:" + sess)}
+	if code >= 400 && msg != "" {
+		d.Problems = []string{msg}
+	} else {
+		d.Notice = msg
+	}
+	all, err := s.desk.Corrections.Corrections(r.Context(), "", 200)
+	if err != nil {
+		return err
+	}
+	for _, c := range all {
+		dc := deskCorrection{Correction: c, Case: s.ix.Case(c.CaseID)}
+		if c.Status == incidentlib.CorrectionOpen {
+			d.Open = append(d.Open, dc)
+		} else {
+			d.Closed = append(d.Closed, dc)
+		}
+	}
+	for _, c := range s.ix.Cases(true) {
+		if !c.Reviewed() {
+			d.Unreviewed = append(d.Unreviewed, c)
+		}
+	}
+	return s.renderForm(w, r, lang, code, "desk", T(lang, "desk.title"), d)
+}
+
+func (s *Site) deskClose(w http.ResponseWriter, r *http.Request, lang, sess string) error {
+	id, err := strconv.ParseInt(r.PathValue("cid"), 10, 64)
+	if err != nil {
+		return incidentlib.Errorf(incidentlib.ErrNotFound, "no correction")
+	}
+	status := map[string]string{"resolve": incidentlib.CorrectionResolved, "dismiss": incidentlib.CorrectionDismissed}[r.PostForm.Get("action")]
+	note := strings.TrimSpace(r.PostForm.Get("note"))
+	if status == "" {
+		return s.deskAgain(w, r, lang, sess, http.StatusBadRequest, T(lang, "desk.bad_action"))
+	}
+	if utf8.RuneCountInString(note) > maxWhat {
+		return s.deskAgain(w, r, lang, sess, http.StatusBadRequest, Tf(lang, "desk.long_note", maxWhat))
+	}
+	switch err := s.desk.Corrections.CloseCorrection(r.Context(), id, status, note); {
+	case errors.Is(err, incidentlib.ErrNotFound):
+		return s.deskAgain(w, r, lang, sess, http.StatusNotFound, T(lang, "desk.no_correction"))
+	case errors.Is(err, incidentlib.ErrConflict):
+		return s.deskAgain(w, r, lang, sess, http.StatusConflict, T(lang, "desk.already_closed"))
+	case err != nil:
+		return err
+	}
+	http.Redirect(w, r, langPrefix[lang]+"/desk?done="+status, http.StatusSeeOther)
+	return nil
+}
+
+func (s *Site) deskReview(w http.ResponseWriter, r *http.Request, lang, sess string) error {
+	id := strings.ToUpper(r.PathValue("id"))
+	by := strings.TrimSpace(r.PostForm.Get("by"))
+	if by == "" || utf8.RuneCountInString(by) > 100 {
+		return s.deskAgain(w, r, lang, sess, http.StatusBadRequest, T(lang, "desk.need_reviewer"))
+	}
+	if s.desk.Review == nil {
+		return s.deskAgain(w, r, lang, sess, http.StatusServiceUnavailable, T(lang, "correct.unavailable"))
+	}
+	if err := s.desk.Review(r.Context(), id, by); err != nil {
+		if errors.Is(err, incidentlib.ErrNotFound) {
+			return s.deskAgain(w, r, lang, sess, http.StatusNotFound, T(lang, "desk.no_case"))
+		}
+		if errors.Is(err, incidentlib.ErrInvalid) {
+			return s.deskAgain(w, r, lang, sess, http.StatusBadRequest, err.Error())
+		}
+		return err
+	}
+	http.Redirect(w, r, langPrefix[lang]+"/desk?done=reviewed", http.StatusSeeOther)
+	return nil
+}
+
+// installDesk registers the correction form and the desk; without a desk
+// the form routes answer 404 like any missing page.
+func (s *Site) installDesk(mux *http.ServeMux, lang string) {
+	if s.desk == nil {
+		return
+	}
+	p := langPrefix[lang]
+	mux.Handle("GET "+p+"/cases/{id}/correct", s.page(lang, s.correctionPage))
+	mux.Handle("POST "+p+"/cases/{id}/correct", s.page(lang, s.submitCorrection))
+	mux.Handle("GET "+p+"/cases/{id}/correct/thanks", s.page(lang, s.correctionThanks))
+	mux.Handle("GET "+p+"/desk/login", s.page(lang, s.deskLogin))
+	mux.Handle("POST "+p+"/desk/login", s.page(lang, s.deskSignIn))
+	mux.Handle("POST "+p+"/desk/logout", s.page(lang, s.signedIn(func(w http.ResponseWriter, r *http.Request, lang, _ string) error { return s.deskSignOut(w, r, lang) })))
+	mux.Handle("GET "+p+"/desk", s.page(lang, s.signedIn(s.deskHomeDone)))
+	mux.Handle("POST "+p+"/desk/corrections/{cid}", s.page(lang, s.signedIn(s.deskClose)))
+	mux.Handle("POST "+p+"/desk/cases/{id}/review", s.page(lang, s.signedIn(s.deskReview)))
+}
+
+// deskHomeDone shows the desk, with a notice after a redirect from an action.
+func (s *Site) deskHomeDone(w http.ResponseWriter, r *http.Request, lang, sess string) error {
+	msg := ""
+	switch r.URL.Query().Get("done") {
+	case incidentlib.CorrectionResolved:
+		msg = T(lang, "desk.done_resolved")
+	case incidentlib.CorrectionDismissed:
+		msg = T(lang, "desk.done_dismissed")
+	case "reviewed":
+		msg = T(lang, "desk.done_reviewed")
+	}
+	return s.deskAgain(w, r, lang, sess, http.StatusOK, msg)
+}
