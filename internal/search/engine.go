@@ -25,6 +25,21 @@ type textPlan struct {
 	marks   []string   // every analysed term, for snippets
 }
 
+// informative is the number of distinct analysed terms the plan scores:
+// loose words and the words of phrases.
+func (p textPlan) informative() int {
+	seen := map[string]bool{}
+	for _, t := range p.terms {
+		seen[t] = true
+	}
+	for _, ph := range p.phrases {
+		for _, t := range ph {
+			seen[t] = true
+		}
+	}
+	return len(seen)
+}
+
 func (ix *Index) plan(text string, notes *[]string) textPlan {
 	pq := parse(text)
 	var p textPlan
@@ -53,8 +68,16 @@ func (p textPlan) empty() bool { return len(p.terms) == 0 && len(p.phrases) == 0
 // scratch holds per-search buffers, reused through a pool.
 type scratch struct {
 	score   []float32
-	fields  []uint8 // which text fields matched, one bit a field
+	fields  []uint8  // which text fields matched, one bit a field
+	nterms  []uint16 // how many distinct query terms the document holds
+	last    []uint16 // the last term counted for the document, plus one
 	touched []uint32
+}
+
+func (sc *scratch) reset() {
+	for _, d := range sc.touched {
+		sc.score[d], sc.fields[d], sc.nterms[d], sc.last[d] = 0, 0, 0, 0
+	}
 }
 
 var scratchPool = sync.Pool{New: func() any { return &scratch{} }}
@@ -117,8 +140,10 @@ func (ix *Index) score(p textPlan, allowed bitset, includePrivate bool, sc *scra
 	if cap(sc.score) < n {
 		sc.score = make([]float32, n)
 		sc.fields = make([]uint8, n)
+		sc.nterms = make([]uint16, n)
+		sc.last = make([]uint16, n)
 	}
-	sc.score, sc.fields = sc.score[:n], sc.fields[:n]
+	sc.score, sc.fields, sc.nterms, sc.last = sc.score[:n], sc.fields[:n], sc.nterms[:n], sc.last[:n]
 	sc.touched = sc.touched[:0]
 	add := func(d uint32, v float32, f int) {
 		if sc.score[d] == 0 {
@@ -132,7 +157,13 @@ func (ix *Index) score(p textPlan, allowed bitset, includePrivate bool, sc *scra
 		visible, sums, nVisible = ix.live, &ix.sumLen, ix.nLive
 	}
 	N := float64(max(nVisible, 1))
+	termNo := map[string]uint16{}
 	scoreTerm := func(t string, weight float32) {
+		no, ok := termNo[t]
+		if !ok {
+			no = uint16(len(termNo) + 1)
+			termNo[t] = no
+		}
 		for f := 0; f < nFields; f++ {
 			pl := ix.post[f][t]
 			if pl == nil {
@@ -162,6 +193,10 @@ func (ix *Index) score(p textPlan, allowed bitset, includePrivate bool, sc *scra
 				tf := float32(pl.tfs[i])
 				norm := tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*float32(lens[d])/avg))
 				add(d, w*norm, f)
+				if sc.last[d] != no {
+					sc.last[d] = no
+					sc.nterms[d]++
+				}
 			}
 		}
 	}
@@ -314,9 +349,7 @@ func (ix *Index) Search(q Query) (*Result, error) {
 	var docs []uint32
 	sc := scratchPool.Get().(*scratch)
 	defer func() {
-		for _, d := range sc.touched {
-			sc.score[d], sc.fields[d] = 0, 0
-		}
+		sc.reset()
 		scratchPool.Put(sc)
 	}()
 	byDate := func(a, b uint32) bool { return newer(ix.docs[a], ix.docs[b]) }
@@ -338,7 +371,20 @@ func (ix *Index) Search(q Query) (*Result, error) {
 	if q.Sort == SortOldest {
 		less = func(a, b uint32) bool { return byDate(b, a) }
 	}
-	res := &Result{Total: len(docs), Offset: q.Offset, Limit: q.Limit, Notes: notes}
+	res := &Result{Total: len(docs), Offset: q.Offset, Limit: q.Limit, Notes: notes, Terms: p.informative()}
+	// How closely each hit matches: the share of the query's terms it
+	// holds. A long query (a pasted log line) matches nearly every case
+	// by some common word; counts and facets then describe the close ones.
+	var close bitset
+	if res.Terms > 0 {
+		for _, d := range docs {
+			if int(d) < len(sc.nterms) && 2*int(sc.nterms[d]) >= res.Terms {
+				close.set(d)
+				res.Close++
+			}
+		}
+		res.Long = res.Terms >= LongQueryTerms
+	}
 	if q.Offset < len(docs) {
 		page := topK(docs, q.Offset+q.Limit, less)
 		if q.Offset < len(page) {
@@ -353,13 +399,22 @@ func (ix *Index) Search(q Query) (*Result, error) {
 			if int(d) < len(sc.score) {
 				score, mask = float64(sc.score[d]), sc.fields[d]
 			}
-			res.Hits = append(res.Hits, Hit{Case: c, Score: score, Snippet: ix.snippet(c, q.Lang, p.marks, mask)})
+			snip, from := ix.snippet(c, q.Lang, p.marks, mask)
+			h := Hit{Case: c, Score: score, Snippet: snip, SnippetFrom: from}
+			if res.Terms > 0 && int(d) < len(sc.nterms) {
+				h.Match = math.Min(1, float64(sc.nterms[d])/float64(res.Terms))
+			}
+			res.Hits = append(res.Hits, h)
 		}
 	} else if res.Total > 0 {
 		res.Notes = append(res.Notes, fmt.Sprintf("offset %d is past the last result (%d in all)", q.Offset, res.Total))
 	}
 	if !q.NoFacets {
-		res.Facets = ix.facets(hits, q.Lang)
+		if res.Long {
+			res.Facets = ix.facets(close, q.Lang)
+		} else {
+			res.Facets = ix.facets(hits, q.Lang)
+		}
 	}
 	return res, nil
 }
@@ -417,9 +472,7 @@ func (ix *Index) textScores(text string, includePrivate bool, n int) map[string]
 	q := Query{IncludePrivate: includePrivate}
 	sc := scratchPool.Get().(*scratch)
 	defer func() {
-		for _, d := range sc.touched {
-			sc.score[d], sc.fields[d] = 0, 0
-		}
+		sc.reset()
 		scratchPool.Put(sc)
 	}()
 	_, docs := ix.score(p, ix.allowed(&q), includePrivate, sc)

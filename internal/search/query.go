@@ -52,6 +52,12 @@ type Hit struct {
 	Case    *incidentlib.Case
 	Score   float64
 	Snippet string // HTML: escaped text with matches in <mark>
+	// SnippetFrom names the field the snippet was cut from: summary,
+	// symptoms, trigger or title.
+	SnippetFrom string
+	// Match is the share of the query's distinct terms the case holds, in
+	// [0, 1]; it compares across queries, unlike Score. 0 without a query.
+	Match float64
 }
 
 // FacetCount is how many results carry one term.
@@ -71,7 +77,17 @@ type Result struct {
 	Facets map[string][]FacetCount
 	// Notes says how the query was adjusted: a limit clamped, a query cut.
 	Notes []string
+	// Terms is the number of distinct terms the query was read as; Close
+	// counts the results holding at least half of them. Long is set for a
+	// query of LongQueryTerms or more terms (a pasted log line): its facets
+	// then count the close results only.
+	Terms, Close int
+	Long         bool
 }
+
+// LongQueryTerms is where a query counts as long: pasted text rather than a
+// few words typed.
+const LongQueryTerms = 6
 
 // clean makes any input safe to analyse: valid UTF-8, no control
 // characters, bounded length.

@@ -164,6 +164,48 @@ func TestFilterValuesAreAnyOf(t *testing.T) {
 	}
 }
 
+// TestMatchMeasure: every hit says what share of the query's terms it
+// holds; a long pasted line matches many cases loosely, and its facets count
+// only the close ones (at least half the terms).
+func TestMatchMeasure(t *testing.T) {
+	ix := realIndex(t)
+	const pasted = `E0228 20:13:53.795782 1 proxier.go:610] Failed to delete kube-system/kube-dns:dns endpoint connections, error: error deleting conntrack entries for UDP peer {100.64.0.10, 100.110.33.231}`
+	res := mustSearch(t, ix, search.Query{Text: pasted, Limit: 100})
+	if !res.Long || res.Terms < search.LongQueryTerms {
+		t.Fatalf("a pasted log line is not read as long: %d terms", res.Terms)
+	}
+	if res.Close == 0 || res.Close >= res.Total {
+		t.Fatalf("close %d of %d: want some, not all", res.Close, res.Total)
+	}
+	close := 0
+	for _, h := range res.Hits {
+		if h.Match < 0 || h.Match > 1 {
+			t.Errorf("%s: match %v out of [0, 1]", h.Case.ID, h.Match)
+		}
+		if h.Match >= 0.5 {
+			close++
+		}
+	}
+	if res.Total <= 100 && close != res.Close {
+		t.Errorf("%d hits hold half the terms, the result says %d", close, res.Close)
+	}
+	if !contains(ids(res)[:3], "IL-0049") {
+		t.Errorf("IL-0049, whose log line this is, is not in the top three: %v", ids(res)[:3])
+	}
+	sum := 0
+	for _, fc := range res.Facets["root_cause"] {
+		sum += fc.Count
+	}
+	if sum != res.Close {
+		t.Errorf("the root-cause facet counts %d cases; the close results are %d", sum, res.Close)
+	}
+	// A short query: all results are described, and a full match is 1.
+	short := mustSearch(t, ix, search.Query{Text: "conntrack"})
+	if short.Long || short.Hits[0].Match != 1 {
+		t.Errorf("one word: long=%v, first match %v", short.Long, short.Hits[0].Match)
+	}
+}
+
 func TestPagingAndSort(t *testing.T) {
 	ix := realIndex(t)
 	p1 := mustSearch(t, ix, search.Query{Sort: search.SortNewest, Limit: 5})

@@ -27,34 +27,68 @@ func joinable(gap string) bool {
 // those are read, in the order symptoms, summary, trigger, title; the first
 // with three matches in the reader's language is used, else the one with
 // the most.
-func (ix *Index) snippet(c *incidentlib.Case, lang string, terms []string, fields uint8) string {
-	summary := c.Summary.In(lang)
+//
+// The summary is tried first: a result card also shows the symptoms, and a
+// snippet from them would say the same twice. from names the field the
+// snippet was cut from ("summary", "symptoms", "trigger" or "title"). The
+// text is flattened first, so no Markdown marker or backtick shows.
+func (ix *Index) snippet(c *incidentlib.Case, lang string, terms []string, fields uint8) (snip, from string) {
+	summary := flatten(c.Summary.In(lang))
 	if len(terms) == 0 {
-		return html.EscapeString(cut(summary, 0, SnippetLen))
+		return html.EscapeString(cut(summary, 0, SnippetLen)), "summary"
 	}
 	want := make(map[string]bool, len(terms))
 	for _, t := range terms {
 		want[t] = true
 	}
-	best, bestSpans := summary, []span(nil)
+	best, bestSpans, from := summary, []span(nil), "summary"
 	for _, f := range []struct {
 		bit  int
+		name string
 		text string
-	}{{fSymptoms, c.SymptomsText.In(lang)}, {fSummary, summary}, {fTrigger, c.Trigger.In(lang)}, {fTitle, c.Title.In(lang)}} {
+	}{{fSummary, "summary", c.Summary.In(lang)}, {fSymptoms, "symptoms", c.SymptomsText.In(lang)}, {fTrigger, "trigger", c.Trigger.In(lang)}, {fTitle, "title", c.Title.In(lang)}} {
 		if fields&(1<<f.bit) == 0 {
 			continue
 		}
-		if spans := ix.fast.spans(f.text, want, nil); len(spans) > len(bestSpans) {
-			best, bestSpans = f.text, spans
+		text := flatten(f.text)
+		if spans := ix.fast.spans(text, want, nil); len(spans) > len(bestSpans) {
+			best, bestSpans, from = text, spans, f.name
 			if len(spans) >= 3 {
 				break // enough to show why it matched; skip the rest
 			}
 		}
 	}
 	if len(bestSpans) == 0 {
-		return html.EscapeString(cut(best, 0, SnippetLen))
+		return html.EscapeString(cut(best, 0, SnippetLen)), from
 	}
-	return mark(best, mergeSpans(best, bestSpans))
+	return mark(best, mergeSpans(best, bestSpans)), from
+}
+
+// flatten turns case prose into one line of plain text: list markers,
+// fences and backticks go, lines and paragraphs are joined by spaces.
+func flatten(s string) string {
+	if !strings.ContainsAny(s, "\n`") && !strings.HasPrefix(s, "- ") {
+		return s
+	}
+	var b strings.Builder
+	for _, l := range strings.Split(s, "\n") {
+		l = strings.TrimSpace(l)
+		if l == "" || strings.HasPrefix(l, "```") {
+			continue
+		}
+		for _, m := range []string{"- ", "* ", "> "} {
+			l = strings.TrimPrefix(l, m)
+		}
+		if i := strings.Index(l, ". "); i > 0 && i <= 3 && strings.Trim(l[:i], "0123456789") == "" {
+			l = l[i+2:]
+		}
+		l = strings.ReplaceAll(l, "`", "")
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(l)
+	}
+	return b.String()
 }
 
 // mergeSpans sorts spans and joins those that overlap or that only a

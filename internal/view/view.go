@@ -28,8 +28,11 @@ type SearchItem struct {
 	Title     incidentlib.Text `json:"title"`
 	RootCause string           `json:"root_cause"`
 	Score     float64          `json:"score"`
-	Snippet   string           `json:"snippet"`
-	URL       string           `json:"url"`
+	// Match is the share of the query's terms the case holds (0 to 1),
+	// comparable across queries.
+	Match   float64 `json:"match"`
+	Snippet string  `json:"snippet"`
+	URL     string  `json:"url"`
 }
 
 // SearchResponse is the JSON form of a search.
@@ -40,15 +43,19 @@ type SearchResponse struct {
 	Limit  int                            `json:"limit"`
 	Facets map[string][]search.FacetCount `json:"facets"`
 	Notes  []string                       `json:"notes,omitempty"`
+	// Terms is how many terms the query was read as; Close how many
+	// results hold at least half of them.
+	Terms int `json:"terms"`
+	Close int `json:"close"`
 }
 
 // NewSearchResponse turns a search result into its JSON form.
 func NewSearchResponse(r *search.Result, baseURL string) SearchResponse {
-	out := SearchResponse{Items: []SearchItem{}, Total: r.Total, Offset: r.Offset, Limit: r.Limit, Facets: r.Facets, Notes: r.Notes}
+	out := SearchResponse{Items: []SearchItem{}, Total: r.Total, Offset: r.Offset, Limit: r.Limit, Facets: r.Facets, Notes: r.Notes, Terms: r.Terms, Close: r.Close}
 	for _, h := range r.Hits {
 		out.Items = append(out.Items, SearchItem{
 			ID: h.Case.ID, Org: h.Case.Org, Date: h.Case.Date, Title: h.Case.Title,
-			RootCause: h.Case.RootCause, Score: round3(h.Score), Snippet: h.Snippet,
+			RootCause: h.Case.RootCause, Score: round3(h.Score), Match: round3(h.Match), Snippet: h.Snippet,
 			URL: strings.TrimRight(baseURL, "/") + "/cases/" + h.Case.ID,
 		})
 	}

@@ -155,7 +155,7 @@ func barChart(id, title, lang string, items []barItem) chart {
 // drawn at its natural size and scrolls sideways on narrow screens.
 func heatmap(id, title, lang string, rows, cols []barItem, counts [][]int) chart {
 	c := chart{ID: id, Title: title, Wide: true}
-	c.Table.Head = append(c.Table.Head, "")
+	c.Table.Head = append(c.Table.Head, T(lang, "stats.matrix_rows"))
 	for _, col := range cols {
 		c.Table.Head = append(c.Table.Head, col.Label)
 	}
@@ -165,7 +165,14 @@ func heatmap(id, title, lang string, rows, cols []barItem, counts [][]int) chart
 			top = max(top, v)
 		}
 	}
-	const cell, cellH, labelW, headH, pad = 44, 32, 190, 130, 6
+	const cell, cellH, headH, pad = 44, 32, 130, 6
+	// The row labels get the room their longest one needs, so they are
+	// not cut while the screen has space.
+	labelW := 120
+	for _, r := range rows {
+		labelW = max(labelW, textWidth(r.Label)+24)
+	}
+	labelW = min(labelW, 340)
 	w := labelW + cell*len(cols) + pad + 40
 	h := headH + cellH*len(rows) + pad
 	var b strings.Builder
@@ -178,7 +185,7 @@ func heatmap(id, title, lang string, rows, cols []barItem, counts [][]int) chart
 	for i, row := range rows {
 		y := headH + cellH*i
 		fmt.Fprintf(&b, `<text class="chart-label" x="%d" y="%d" text-anchor="end"><title>%s</title>%s</text>`,
-			labelW-10, y+cellH/2+4, esc(row.Label), esc(short(row.Label, 15)))
+			labelW-10, y+cellH/2+4, esc(row.Label), esc(fitWidth(row.Label, labelW-24)))
 		cells := make([]string, len(cols))
 		for j := range cols {
 			v := counts[i][j]
@@ -209,4 +216,33 @@ func short(s string, n int) string {
 	}
 	r := []rune(s)
 	return string(r[:n-1]) + "…"
+}
+
+// textWidth estimates the width in pixels of s in the chart font: Hangul
+// and other wide letters take about twice a Latin one.
+func textWidth(s string) int {
+	w := 0
+	for _, r := range s {
+		switch {
+		case r >= 0x1100 && (r <= 0x115F || (r >= 0x2E80 && r <= 0xD7A3) || (r >= 0xF900 && r <= 0xFAFF) || (r >= 0xFF00 && r <= 0xFF60)):
+			w += fontSize
+		case r == ' ' || r == 'i' || r == 'l' || r == '.' || r == ',':
+			w += fontSize * 3 / 10
+		default:
+			w += fontSize * 6 / 10
+		}
+	}
+	return w
+}
+
+// fitWidth cuts s to about px pixels, with an ellipsis when cut.
+func fitWidth(s string, px int) string {
+	if textWidth(s) <= px {
+		return s
+	}
+	r := []rune(s)
+	for len(r) > 1 && textWidth(string(r))+fontSize > px {
+		r = r[:len(r)-1]
+	}
+	return string(r) + "…"
 }

@@ -101,22 +101,28 @@ type pageLink struct {
 }
 
 type listData struct {
-	Query          string
-	Sort           string
-	Problems       []string
-	Filters        []activeFilter
-	ClearURL       string
-	FirstURL       string // the first page of this list
-	Total          int
-	From, To       int
-	Hits           []search.Hit
-	Facets         []facetGroup
-	TopComponents  []search.FacetCount
-	Pages          []pageLink
-	PrevURL        string
-	NextURL        string
-	SortOptions    []sortOption
-	HasFacetFilter bool
+	Query         string
+	Sort          string
+	Problems      []string
+	Filters       []activeFilter
+	ClearURL      string
+	FirstURL      string // the first page of this list
+	Total         int
+	From, To      int
+	Hits          []search.Hit
+	Facets        []facetGroup
+	TopComponents []search.FacetCount
+	// A long query (pasted text) matches most cases by some word: the page
+	// says how many hold at least half of its terms (Close) and describes
+	// those; the loose remainder is counted apart.
+	Long                bool
+	Close, Loose, Terms int
+	Described           int // the cases the facets and the top line count
+	Pages               []pageLink
+	PrevURL             string
+	NextURL             string
+	SortOptions         []sortOption
+	HasFacetFilter      bool
 }
 
 type sortOption struct {
@@ -240,7 +246,12 @@ func (s *Site) caseList(w http.ResponseWriter, r *http.Request, lang string) err
 
 func (s *Site) listData(st listState, res *search.Result, problems []string) listData {
 	lang := st.lang
-	d := listData{Query: st.q, Sort: st.sort, Problems: problems, Total: res.Total, Hits: res.Hits}
+	d := listData{Query: st.q, Sort: st.sort, Problems: problems, Total: res.Total, Hits: res.Hits, Long: res.Long, Close: res.Close, Terms: res.Terms}
+	d.Loose = res.Total - res.Close
+	d.Described = res.Total
+	if res.Long {
+		d.Described = res.Close
+	}
 	for i := range st.filters {
 		f := st.filters[i]
 		rest := st

@@ -163,10 +163,15 @@ func (s *Site) checksFor(id string) []CheckRef {
 	return s.checks(id)
 }
 
+// topicPageCases is how many of a topic's cases its page lists; the case
+// list, filtered to the topic, pages through the rest.
+const topicPageCases = 50
+
 type topicData struct {
 	Vocab       string
 	Term        *incidentlib.Term
-	Cases       []*incidentlib.Case
+	Cases       []*incidentlib.Case // the newest topicPageCases of them
+	Total       int                 // all the topic's public cases
 	CoOccurring []coGroup
 	ByYear      chart
 	Checks      []citedCheck
@@ -215,8 +220,13 @@ func (s *Site) topicPage(w http.ResponseWriter, r *http.Request, lang string) er
 	}
 	d.ByYear = yearChart(tp.ByYear, lang, T(lang, "topic.by_year"))
 	d.ByYear.QuietCaption = true
+	all := d.Cases
+	d.Total = len(all)
+	if len(d.Cases) > topicPageCases {
+		d.Cases = d.Cases[:topicPageCases]
+	}
 	seen := map[string]int{}
-	for _, c := range d.Cases {
+	for _, c := range all {
 		for _, ck := range s.checksFor(c.ID) {
 			if i, ok := seen[ck.ID]; ok {
 				d.Checks[i].Cases++

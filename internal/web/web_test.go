@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/incidentlib/incidentlib"
 	"github.com/incidentlib/incidentlib/internal/corpus"
@@ -454,6 +455,81 @@ func TestBadInput(t *testing.T) {
 	if r := get(t, mux, "/cases?page=400"); r.code != 200 || !strings.Contains(r.body, "이 페이지에는 사례가 없습니다") || !strings.Contains(r.body, `href="/cases"`) {
 		t.Errorf("a page past the end = %d, or it does not say so and link to the first page", r.code)
 	}
+}
+
+// TestLongQueryDescribesCloseMatches: a pasted line matches most cases by
+// some word; the page says how many match closely and describes those.
+func TestLongQueryDescribesCloseMatches(t *testing.T) {
+	t.Parallel()
+	mux := newMux(t, sharedIndex(t), web.Options{})
+	q := "Failed to delete kube-system/kube-dns:dns endpoint connections, error: error deleting conntrack entries for UDP peer"
+	body := get(t, mux, "/cases?q="+url.QueryEscape(q)).body
+	m := regexp.MustCompile(`<p class="match-note">검색어를 낱말 (\d+)개로 읽었습니다. 그 절반 이상이 들어 있는 사례는 (\d+)건`).FindStringSubmatch(body)
+	if m == nil {
+		t.Fatalf("no close-match note on a long query:\n%.3000s", body)
+	}
+	top := regexp.MustCompile(`이 (\d+)건에서 가장 많이 나오는 구성 요소`).FindStringSubmatch(body)
+	if top == nil || top[1] != m[2] {
+		t.Errorf("the top-components line counts %v, the close matches are %s", top, m[2])
+	}
+	if short := get(t, mux, "/cases?q=conntrack").body; strings.Contains(short, `class="match-note"`) {
+		t.Error("a one-word query gets the long-query note")
+	}
+}
+
+// TestStatsMatrix: the matrix's row labels are whole where they fit, its
+// table has no empty header, and it says it scrolls on narrow screens.
+func TestStatsMatrix(t *testing.T) {
+	t.Parallel()
+	mux := newMux(t, sharedIndex(t), web.Options{})
+	for _, path := range []string{"/stats", "/en/stats"} {
+		body := get(t, mux, path).body
+		if strings.Contains(body, "<th scope=\"col\"></th>") {
+			t.Errorf("%s: a table has an empty header cell", path)
+		}
+		if !strings.Contains(body, `class="scroll-hint"`) {
+			t.Errorf("%s: the wide matrix has no scroll hint", path)
+		}
+		labels := regexp.MustCompile(`<text class="chart-label" x="\d+" y="\d+" text-anchor="end"><title>([^<]+)</title>([^<]+)</text>`).FindAllStringSubmatch(body, -1)
+		if len(labels) == 0 {
+			t.Fatalf("%s: no matrix row labels", path)
+		}
+		for _, m := range labels {
+			if utf8.RuneCountInString(m[1]) <= 30 && m[1] != m[2] {
+				t.Errorf("%s: row label %q is cut to %q", path, m[1], m[2])
+			}
+		}
+	}
+}
+
+// TestSnippetsArePlain: snippets show no Markdown (list markers,
+// backticks), and a card whose snippet comes from the symptoms does not
+// repeat them in its symptoms row.
+func TestSnippetsArePlain(t *testing.T) {
+	t.Parallel()
+	mux := newMux(t, sharedIndex(t), web.Options{})
+	snipRE := regexp.MustCompile(`(?s)<p class="snippet" data-from="(\w+)">(.*?)</p>\s*<dl class="card-sections">(.*?)</dl>`)
+	fromSymptoms := 0
+	for _, q := range []string{"conntrack", "kube-proxy", "OOMKilled", "CoreDNS timeout", "etcd", "certificate expired", "롤아웃 중 DNS 오류"} {
+		body := get(t, mux, "/cases?q="+url.QueryEscape(q)).body
+		cards := snipRE.FindAllStringSubmatch(body, -1)
+		if len(cards) == 0 {
+			t.Fatalf("%q: no cards with snippets", q)
+		}
+		for _, m := range cards {
+			text := regexp.MustCompile(`<[^>]+>`).ReplaceAllString(m[2], "")
+			if strings.Contains(text, "`") || strings.HasPrefix(strings.TrimSpace(text), "- ") || strings.Contains(text, "\n- ") || strings.Contains(text, "```") {
+				t.Errorf("%q: a snippet shows Markdown: %q", q, text)
+			}
+			if m[1] == "symptoms" {
+				fromSymptoms++
+				if strings.Contains(m[3], "<dt>증상</dt>") {
+					t.Errorf("%q: a card repeats the symptoms its snippet shows", q)
+				}
+			}
+		}
+	}
+	t.Logf("%d snippets came from the symptoms", fromSymptoms)
 }
 
 // TestQueryEscaped: HTML in a query comes back as text everywhere it is

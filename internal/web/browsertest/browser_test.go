@@ -344,6 +344,9 @@ func TestReaderJourney(t *testing.T) {
 	}
 	labels := eval[[]string](t, ctx, `[...document.querySelector('.card').querySelectorAll('dt')].map(d => d.textContent.trim())`)
 	want := []string{"증상", "촉발", "원인", "구성 요소", "기여 요인", "감지", "조치", "후속 조치", "교훈"}
+	if eval[string](t, ctx, `document.querySelector('.card .snippet').dataset.from`) == "symptoms" {
+		want = want[1:] // the snippet already shows the symptoms
+	}
 	if !slices.Equal(labels, want) {
 		t.Errorf("card sections = %q, want %q", labels, want)
 	}
@@ -360,6 +363,9 @@ func TestReaderJourney(t *testing.T) {
 	}
 	headings := eval[[]string](t, ctx, `[...document.querySelectorAll('article.case h2')].map(h => h.textContent.trim())`)
 	wantH := []string{"증상", "원인", "감지", "조치", "후속 조치", "교훈", "출처", "관련 사례", "내 클러스터에도 있는지 확인하기", "AI 도구와 스크립트용"}
+	if k := c.Case(caseID); k != nil && len(k.Timeline.Events) > 0 {
+		wantH = append([]string{"타임라인"}, wantH...)
+	}
 	if !slices.Equal(headings, wantH) {
 		t.Errorf("case sections = %q, want %q", headings, wantH)
 	}
@@ -542,7 +548,19 @@ func TestAccessibility(t *testing.T) {
 		{"/en/", 200}, {"/en/cases?q=conntrack", 200}, {"/en/cases/IL-0049", 200}, {"/en/stats", 200},
 		{"/cases?component=no-such-term", 400},
 	}
+	// At phone width wide blocks scroll: they must be reachable by keyboard.
+	for _, path := range []string{"/docs/api", "/stats", "/en/stats", "/cases/IL-0049"} {
+		pages = append(pages, struct {
+			path   string
+			status int
+		}{path + "#phone", 200})
+	}
 	for _, pg := range pages {
+		if phone := strings.HasSuffix(pg.path, "#phone"); phone {
+			run(t, ctx, "phone viewport", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile))
+		} else {
+			run(t, ctx, "desktop viewport", chromedp.EmulateViewport(1280, 900))
+		}
 		resp := run(t, ctx, "navigate "+pg.path, chromedp.NavigateResponse(ts.URL+pg.path))
 		if int(resp.Status) != pg.status {
 			t.Errorf("%s answered %d, want %d", pg.path, resp.Status, pg.status)

@@ -1,0 +1,181 @@
+package browsertest
+
+import (
+	"context"
+
+	"log/slog"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/incidentlib/incidentlib/internal/corpus"
+	"github.com/incidentlib/incidentlib/internal/server"
+	"github.com/incidentlib/incidentlib/internal/store/sqlite"
+)
+
+const deskToken = "browser-desk-token"
+
+// startServer serves the whole server (pages, API, desk) on a real SQLite
+// file, as `incidentlib serve` does.
+func startServer(t *testing.T) *httptest.Server {
+	t.Helper()
+	ctx := context.Background()
+	c, err := corpus.LoadEmbedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "browser.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewUnstartedServer(nil)
+	cfg := server.DefaultConfig()
+	cfg.Token = deskToken
+	cfg.RateLimit = 0
+	cfg.FormMinFill = 200 * time.Millisecond
+	cfg.BaseURL = "http://" + ts.Listener.Addr().String()
+	srv, err := server.New(ctx, cfg, st, c, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts.Config.Handler = srv.Handler()
+	ts.Start()
+	t.Cleanup(func() { ts.Close(); srv.Close() })
+	return ts
+}
+
+// TestCorrectionAndDesk is what a reader and an editor do in a real
+// browser, without a line of script on the pages: the case page with its
+// timeline, the correction form (a mistake kept, then sent), the
+// confirmation, the desk's sign-in, resolving the correction, marking a case
+// reviewed, and signing out. Every page is checked with axe and
+// photographed at desktop and phone widths.
+func TestCorrectionAndDesk(t *testing.T) {
+	e := needBrowser(t, true)
+	ts := startServer(t)
+	p := &problems{}
+	ctx := browser(t, e, p)
+	axeCheck := func(where string) {
+		t.Helper()
+		run(t, ctx, "inject axe", chromedp.Evaluate[chromedp.Void](e.axe))
+		js := `axe.run(document, {resultTypes: ['violations']}).then(r => r.violations.map(v => ({
+			id: v.id, impact: v.impact || '', help: v.help,
+			nodes: v.nodes.slice(0, 5).map(n => n.target.join(' '))})))`
+		for _, v := range run(t, ctx, "axe "+where, chromedp.Evaluate[[]axeResult](js, chromedp.EvalAwaitPromise)) {
+			if v.Impact == "serious" || v.Impact == "critical" {
+				t.Errorf("%s: axe %s (%s): %s at %s", where, v.ID, v.Impact, v.Help, strings.Join(v.Nodes, ", "))
+			}
+		}
+	}
+
+	// The case page shows the timeline in the reader's language.
+	navigate(t, ctx, ts.URL+"/cases/IL-0049")
+	times := eval[[]string](t, ctx, `[...document.querySelectorAll('ol.timeline time')].map(x => x.textContent.trim())`)
+	if len(times) < 3 || times[0] != "22:13 EET" {
+		t.Errorf("timeline times = %q, want them from 22:13 EET on", times)
+	}
+	if txt := eval[string](t, ctx, `document.querySelector('ol.timeline li span').textContent`); !hasHangul(txt) {
+		t.Errorf("the Korean page's timeline is not in Korean: %q", txt)
+	}
+	axeCheck("case page")
+	screenshots(t, ctx, e, "7-case-timeline")
+	navigate(t, ctx, ts.URL+"/en/cases/IL-0049")
+	if txt := eval[string](t, ctx, `document.querySelector('ol.timeline li span').textContent`); hasHangul(txt) {
+		t.Errorf("the English page's timeline is in Korean: %q", txt)
+	}
+	checkClean(t, p, "case timeline")
+
+	// The correction form, reached from the case page.
+	navigate(t, ctx, ts.URL+"/cases/IL-0049")
+	clickThrough(t, ctx, `.case-correct a`)
+	if h := run(t, ctx, "form heading", chromedp.Text(chromedp.CSS("h1"))); h != "이 사례 고치기" {
+		t.Fatalf("the correction link leads to %q", h)
+	}
+	axeCheck("correction form")
+	screenshots(t, ctx, e, "8-correction-form")
+	// A mistake: too short. The page says so and keeps the source typed.
+	const source = "https://medium.com/preply-engineering/dns-postmortem-e169efd45afd"
+	time.Sleep(250 * time.Millisecond)
+	run(t, ctx, "field", chromedp.SetValue(chromedp.CSS(`#c-field`), "timeline"))
+	run(t, ctx, "what", chromedp.SetValue(chromedp.CSS(`#c-what`), "short"))
+	run(t, ctx, "source", chromedp.SetValue(chromedp.CSS(`#c-source`), source))
+	// The browser's own checks would stop a too-short text; turn them off
+	// to see the server's answer, as a reader of an old browser would.
+	run(t, ctx, "novalidate", chromedp.Evaluate[chromedp.Void](`document.querySelector('form.stack-form').noValidate = true`))
+	clickThrough(t, ctx, `form.stack-form button[type=submit]`)
+	if msg := run(t, ctx, "error box", chromedp.Text(chromedp.CSS(".notice-error"))); !strings.Contains(msg, "10자 이상") {
+		t.Errorf("the server's message for a short text = %q", msg)
+	}
+	if v := eval[string](t, ctx, `document.querySelector('#c-source').value`); v != source {
+		t.Errorf("the source typed was lost: %q", v)
+	}
+	screenshots(t, ctx, e, "9-correction-error")
+	p.take() // the 400 above was the point of the step
+	time.Sleep(250 * time.Millisecond)
+	run(t, ctx, "fill again", chromedp.SetValue(chromedp.CSS(`#c-what`), "The revert happened at 22:39 EET; the case gives 22:40 for it."))
+	clickThrough(t, ctx, `form.stack-form button[type=submit]`)
+	if ok := run(t, ctx, "confirmation", chromedp.Text(chromedp.CSS(".notice-ok"))); !strings.Contains(ok, "받았습니다") {
+		t.Fatalf("no confirmation: %q", ok)
+	}
+	axeCheck("confirmation")
+	screenshots(t, ctx, e, "10-correction-thanks")
+	checkClean(t, p, "correction")
+
+	// The desk: nothing without signing in.
+	navigate(t, ctx, ts.URL+"/desk")
+	if u := eval[string](t, ctx, `location.pathname`); u != "/desk/login" {
+		t.Fatalf("the desk without a session shows %s", u)
+	}
+	axeCheck("desk sign-in")
+	screenshots(t, ctx, e, "11-desk-login")
+	run(t, ctx, "token", chromedp.SetValue(chromedp.CSS(`#d-token`), deskToken))
+	clickThrough(t, ctx, `form.stack-form button[type=submit]`)
+	if h := run(t, ctx, "desk heading", chromedp.Text(chromedp.CSS("h1"))); h != "편집 데스크" {
+		t.Fatalf("signing in leads to %q", h)
+	}
+	// The session cookie is out of scripts' reach.
+	if c := eval[string](t, ctx, `document.cookie`); strings.Contains(c, "il_desk") {
+		t.Errorf("the session cookie is readable from scripts: %q", c)
+	}
+	if w := run(t, ctx, "correction", chromedp.Text(chromedp.CSS(".desk-item .pre"))); !strings.Contains(w, "22:39 EET") {
+		t.Errorf("the desk does not list the correction: %q", w)
+	}
+	axeCheck("desk")
+	screenshots(t, ctx, e, "12-desk")
+	run(t, ctx, "note", chromedp.SetValue(chromedp.CSS(`.desk-item textarea`), "Timeline fixed in the case file."))
+	clickThrough(t, ctx, `.desk-item button[value=resolve]`)
+	if n := run(t, ctx, "notice", chromedp.Text(chromedp.CSS(".notice-ok"))); !strings.Contains(n, "반영함으로 닫았습니다") {
+		t.Errorf("after resolving: %q", n)
+	}
+	if closed := run(t, ctx, "closed", chromedp.Text(chromedp.CSS(".desk-closed"))); !strings.Contains(closed, "Timeline fixed") {
+		t.Errorf("the closed correction lacks its note: %q", closed)
+	}
+	run(t, ctx, "reviewer", chromedp.SetValue(chromedp.CSS(`#by-IL-0049`), "Browser Editor"))
+	clickThrough(t, ctx, `form[action="/desk/cases/IL-0049/review"] button`)
+	if n := run(t, ctx, "notice", chromedp.Text(chromedp.CSS(".notice-ok"))); !strings.Contains(n, "검토함으로 표시했습니다") {
+		t.Errorf("after reviewing: %q", n)
+	}
+	// Pages may be cached for a minute; ask past the cache.
+	navigate(t, ctx, ts.URL+"/cases/IL-0049?after=review")
+	if eval[int](t, ctx, `document.querySelectorAll('.unreviewed').length`) != 0 {
+		t.Error("the case still says it is unreviewed")
+	}
+	// Sign out: the desk is closed again.
+	navigate(t, ctx, ts.URL+"/desk")
+	clickThrough(t, ctx, `.desk-head button`)
+	navigate(t, ctx, ts.URL+"/desk")
+	if u := eval[string](t, ctx, `location.pathname`); u != "/desk/login" {
+		t.Errorf("after signing out the desk shows %s", u)
+	}
+	checkClean(t, p, "desk")
+	t.Logf("screenshots in %s", e.artefacts)
+
+}
+
+func hasHangul(s string) bool {
+	return strings.ContainsFunc(s, func(r rune) bool { return r >= 0xAC00 && r <= 0xD7A3 })
+}
