@@ -126,6 +126,13 @@ func (s *Site) funcs(lang string) template.FuncMap {
 			return ts
 		},
 		"corrections": func() bool { return s.desk != nil },
+		// host names the site a source lives on, beside its title.
+		"host": func(raw string) string {
+			if u, err := url.Parse(raw); err == nil && u.Host != "" {
+				return strings.TrimPrefix(u.Host, "www.")
+			}
+			return raw
+		},
 		"fold":        fold,
 		"snippet":     snippetHTML,
 		"queryEscape": url.QueryEscape,

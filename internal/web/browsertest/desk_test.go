@@ -2,6 +2,8 @@ package browsertest
 
 import (
 	"context"
+	"fmt"
+	"os"
 
 	"log/slog"
 	"net/http/httptest"
@@ -81,6 +83,19 @@ func TestCorrectionAndDesk(t *testing.T) {
 	if txt := eval[string](t, ctx, `document.querySelector('ol.timeline li span').textContent`); !hasHangul(txt) {
 		t.Errorf("the Korean page's timeline is not in Korean: %q", txt)
 	}
+	// Sources by their titles, each with its publisher and site; no bare URL.
+	srcs := eval[[]string](t, ctx, `[...document.querySelector('ul.sources').querySelectorAll('li > a.ext')].map(a => a.textContent.trim())`)
+	if len(srcs) == 0 {
+		t.Error("the case page lists no sources")
+	}
+	for _, s := range srcs {
+		if strings.HasPrefix(s, "http") {
+			t.Errorf("a source is shown as a bare address: %q", s)
+		}
+	}
+	if m := run(t, ctx, "source meta", chromedp.Text(chromedp.CSS("ul.sources li .meta"))); !strings.Contains(m, "Preply") || !strings.Contains(m, "medium.com") {
+		t.Errorf("the first source's publisher or site is missing: %q", m)
+	}
 	axeCheck("case page")
 	screenshots(t, ctx, e, "7-case-timeline")
 	navigate(t, ctx, ts.URL+"/en/cases/IL-0049")
@@ -145,7 +160,8 @@ func TestCorrectionAndDesk(t *testing.T) {
 		t.Errorf("the desk does not list the correction: %q", w)
 	}
 	axeCheck("desk")
-	screenshots(t, ctx, e, "12-desk")
+	// The desk lists every unreviewed case: photograph its first screen.
+	viewShots(t, ctx, e, "12-desk")
 	run(t, ctx, "note", chromedp.SetValue(chromedp.CSS(`.desk-item textarea`), "Timeline fixed in the case file."))
 	clickThrough(t, ctx, `.desk-item button[value=resolve]`)
 	if n := run(t, ctx, "notice", chromedp.Text(chromedp.CSS(".notice-ok"))); !strings.Contains(n, "반영함으로 닫았습니다") {
@@ -178,4 +194,29 @@ func TestCorrectionAndDesk(t *testing.T) {
 
 func hasHangul(s string) bool {
 	return strings.ContainsFunc(s, func(r rune) bool { return r >= 0xAC00 && r <= 0xD7A3 })
+}
+
+// viewShots saves what the first screen shows at desktop and phone widths
+// (for pages too long to photograph whole), after the same overflow check
+// as screenshots.
+func viewShots(t *testing.T, ctx context.Context, e env, name string) {
+	t.Helper()
+	for _, v := range []struct {
+		width, height int64
+		mobile        bool
+	}{{1280, 900, false}, {375, 812, true}} {
+		opts := []chromedp.EmulateViewportOption{}
+		if v.mobile {
+			opts = append(opts, chromedp.EmulateMobile, chromedp.EmulatePortrait)
+		}
+		run(t, ctx, "set viewport", chromedp.EmulateViewport(v.width, v.height, opts...))
+		if overflow := eval[int](t, ctx, `document.documentElement.scrollWidth - document.documentElement.clientWidth`); overflow > 0 {
+			t.Errorf("%s at %d px: the page is %d px wider than the screen", name, v.width, overflow)
+		}
+		png := run(t, ctx, "screenshot", chromedp.CaptureScreenshot())
+		if err := os.WriteFile(filepath.Join(e.artefacts, fmt.Sprintf("%s-%d.png", name, v.width)), png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run(t, ctx, "reset viewport", chromedp.EmulateViewport(1280, 900))
 }
