@@ -152,9 +152,11 @@ func TestImportRefusesBadCases(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(good), "\n")
 	bad := strings.Replace(lines[1], `"root_cause":"capacity-limit"`, `"root_cause":"gremlins"`, 1)
 	input := lines[0] + "\n" + bad + "\n" + `{"id":"IL-9005","colour":"blue"}` + "\n"
-	code, out, _ := run(t, "", "import", "-", "--dir", dir)
-	_ = out
-	code, out, _ = run(t, input, "import", "-", "--dir", dir)
+	// Empty input is refused with exit 1 and nothing written.
+	if code, out, _ := run(t, "", "import", "-", "--dir", dir); code != 1 || !strings.Contains(out, "empty") {
+		t.Errorf("import of empty input: exit %d\n%s", code, out)
+	}
+	code, out, _ := run(t, input, "import", "-", "--dir", dir)
 	if code != 1 {
 		t.Fatalf("exit %d, want 1:\n%s", code, out)
 	}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -98,8 +97,6 @@ any of them), different filters are ANDed.`,
 	}
 	return cmd
 }
-
-var markRE = regexp.MustCompile(`</?mark>`)
 
 func printResults(w io.Writer, ix *search.Index, res *search.Result, lang string) {
 	for _, n := range res.Notes {

@@ -24,16 +24,6 @@ func (b bitset) has(i uint32) bool {
 	return w < len(b) && b[w]&(1<<(i&63)) != 0
 }
 
-// and returns b ∧ o in a new set of length n words.
-func (b bitset) and(o bitset) bitset {
-	n := min(len(b), len(o))
-	out := make(bitset, n)
-	for i := 0; i < n; i++ {
-		out[i] = b[i] & o[i]
-	}
-	return out
-}
-
 // andInPlace keeps in b only what o has.
 func (b bitset) andInPlace(o bitset) {
 	for i := range b {
@@ -43,14 +33,6 @@ func (b bitset) andInPlace(o bitset) {
 			b[i] = 0
 		}
 	}
-}
-
-func (b bitset) count() int {
-	n := 0
-	for _, w := range b {
-		n += bits.OnesCount64(w)
-	}
-	return n
 }
 
 // andCount returns |b ∧ o| without building it.

@@ -433,7 +433,7 @@ func (ix *Index) facets(hits bitset, lang string) map[string][]FacetCount {
 		if n == 0 {
 			continue
 		}
-		label := term
+		var label string
 		if f == "org" {
 			if orgNames[term] == "" {
 				set.each(func(d uint32) {
