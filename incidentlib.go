@@ -163,6 +163,10 @@ type Term struct {
 	Description Text   `json:"description" yaml:"description" il:"required"`
 	// Reserved marks a term that no case uses yet but that is kept on purpose.
 	Reserved bool `json:"reserved,omitempty" yaml:"reserved"`
+	// Aliases are the words people paste for the term: Kubernetes states,
+	// error strings, abbreviations (OOMKilled, CrashLoopBackOff, HPA). A
+	// query holding one also finds the term's cases.
+	Aliases []string `json:"aliases,omitempty" yaml:"aliases,omitempty"`
 }
 
 // Vocabulary names, in the order pages and facets show them.

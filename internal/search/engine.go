@@ -23,6 +23,61 @@ type textPlan struct {
 	phrases [][]string // quoted phrases, analysed, each in order
 	ids     []string   // case ids typed in the query
 	marks   []string   // every analysed term, for snippets
+	aliases []aliasHit // vocabulary terms the query names by an alias
+}
+
+// aliasHit is a vocabulary term a query names by one of its aliases.
+type aliasHit struct {
+	key   string // "symptoms/oom-kills"
+	alias string // as the vocabulary writes it
+	words int    // how many of the query's terms the alias covers
+}
+
+// alias is one alias of a term, lower-cased, for matching queries.
+type alias struct {
+	key, text, lower string
+}
+
+// aliasBoost is what naming a term by its alias adds to a case that
+// carries the term: more than any text match, so such cases rank first
+// (and among themselves by their text), below a case asked for by id.
+const aliasBoost = 100
+
+// findAliases returns the terms whose aliases text holds as whole words.
+func (ix *Index) findAliases(text string) []aliasHit {
+	low := strings.ToLower(text)
+	var out []aliasHit
+	seen := map[string]bool{}
+	for _, a := range ix.aliases {
+		if seen[a.key] {
+			continue
+		}
+		for from := 0; ; {
+			i := strings.Index(low[from:], a.lower)
+			if i < 0 {
+				break
+			}
+			i += from
+			j := i + len(a.lower)
+			if boundary(low, i-1) && boundary(low, j) {
+				seen[a.key] = true
+				out = append(out, aliasHit{key: a.key, alias: a.text, words: len(ix.analyze(a.text))})
+				break
+			}
+			from = i + 1
+		}
+	}
+	return out
+}
+
+// boundary reports whether position i of s is outside a word: the ends, or
+// a byte that is not an ASCII letter or digit.
+func boundary(s string, i int) bool {
+	if i < 0 || i >= len(s) {
+		return true
+	}
+	c := s[i]
+	return !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_')
 }
 
 // informative is the number of distinct analysed terms the plan scores:
@@ -42,7 +97,24 @@ func (p textPlan) informative() int {
 
 func (ix *Index) plan(text string, notes *[]string) textPlan {
 	pq := parse(text)
+	// Quotes are phrase operators in a short query ("PLEG is not healthy",
+	// kubelet "PLEG is not healthy"). In pasted text they are part of what
+	// was pasted: Back-off pulling image "nginx:latest" must match by words.
+	if len(pq.phrases) > 0 && len(strings.Fields(pq.words)) > 2 {
+		pq = parsedQuery{words: strings.Map(func(r rune) rune {
+			if r == '"' || r == '“' || r == '”' {
+				return ' '
+			}
+			return r
+		}, text)}
+		*notes = append(*notes, "the quotes were read as part of pasted text, not as a phrase to match exactly")
+	}
 	var p textPlan
+	p.aliases = ix.findAliases(text)
+	for _, a := range p.aliases {
+		vocab, id, _ := strings.Cut(a.key, "/")
+		*notes = append(*notes, fmt.Sprintf("%q was read as the %s term %s", a.alias, vocab, id))
+	}
 	p.terms = ix.analyze(pq.words)
 	if len(p.terms) > MaxQueryTerms {
 		*notes = append(*notes, fmt.Sprintf("the query has %d distinct terms; the first %d were used", len(p.terms), MaxQueryTerms))
@@ -63,7 +135,9 @@ func (ix *Index) plan(text string, notes *[]string) textPlan {
 	return p
 }
 
-func (p textPlan) empty() bool { return len(p.terms) == 0 && len(p.phrases) == 0 && len(p.ids) == 0 }
+func (p textPlan) empty() bool {
+	return len(p.terms) == 0 && len(p.phrases) == 0 && len(p.ids) == 0 && len(p.aliases) == 0
+}
 
 // scratch holds per-search buffers, reused through a pool.
 type scratch struct {
@@ -219,6 +293,18 @@ func (ix *Index) score(p textPlan, allowed bitset, includePrivate bool, sc *scra
 		if d, ok := ix.byID[id]; ok && allowed.has(d) {
 			add(d, 1000, fTitle)
 		}
+	}
+	// A term named by its alias: its cases rank as if the alias were in
+	// their titles, and they hold the alias's words for the match measure.
+	for _, a := range p.aliases {
+		set := ix.termSets[a.key]
+		set.each(func(d uint32) {
+			if !allowed.has(d) {
+				return
+			}
+			add(d, aliasBoost, fSymptoms)
+			sc.nterms[d] = uint16(min(int(sc.nterms[d])+a.words, 0xffff))
+		})
 	}
 	var hits bitset
 	var docs []uint32

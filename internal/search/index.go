@@ -74,6 +74,8 @@ type Index struct {
 	// newest is every live document, newest first; nil until asked for.
 	newest []uint32
 	nLive  int
+	// aliases are the vocabulary's aliases, longest first.
+	aliases []alias
 }
 
 // New builds an index over cases.
@@ -83,6 +85,18 @@ func New(v *incidentlib.Vocab, cases []*incidentlib.Case) (*Index, error) {
 		return nil, fmt.Errorf("search analyzer: %w", err)
 	}
 	ix := &Index{fast: fast, vocab: v, byID: map[string]uint32{}, termSets: map[string]bitset{}}
+	for _, f := range FilterFields {
+		for _, t := range v.Lists[f] {
+			for _, a := range t.Aliases {
+				if a = strings.TrimSpace(a); a != "" {
+					ix.aliases = append(ix.aliases, alias{key: f + "/" + t.ID, text: a, lower: strings.ToLower(a)})
+				}
+			}
+		}
+	}
+	// Longer aliases first, so "x509: certificate has expired" is read
+	// before a shorter one inside it.
+	sort.SliceStable(ix.aliases, func(i, j int) bool { return len(ix.aliases[i].lower) > len(ix.aliases[j].lower) })
 	if len(cases) > 5000 {
 		// A large build allocates much short-lived garbage: collect less
 		// often while it runs.

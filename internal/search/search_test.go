@@ -206,6 +206,62 @@ func TestMatchMeasure(t *testing.T) {
 	}
 }
 
+// TestAliases: the words people paste (Kubernetes states, error strings,
+// abbreviations) find the cases of the term they name, and the answer says
+// how the query was read.
+func TestAliases(t *testing.T) {
+	ix := realIndex(t)
+	carry := func(vocab, term string) int {
+		return mustSearch(t, ix, search.Query{Filters: map[string][]string{vocab: {term}}, NoFacets: true}).Total
+	}
+	for _, tt := range []struct{ q, vocab, term string }{
+		{"OOMKilled", "symptoms", "oom-kills"},
+		{"pods stuck in CrashLoopBackOff", "symptoms", "pods-crashlooping"},
+		{"HPA scaled to zero", "components", "workload-autoscaler"},
+		{`Back-off pulling image "nginx:latest"`, "symptoms", "image-pull-failures"},
+		{"x509: certificate has expired or is not yet valid", "symptoms", "certificate-errors"},
+		{"etcdserver: mvcc: database space exceeded", "components", "etcd"},
+	} {
+		n := carry(tt.vocab, tt.term)
+		if n == 0 {
+			t.Fatalf("no case carries %s/%s", tt.vocab, tt.term)
+		}
+		res := mustSearch(t, ix, search.Query{Text: tt.q, Limit: 100})
+		found := 0
+		for _, h := range res.Hits {
+			if contains(incidentlib.CaseTerms(h.Case, tt.vocab), tt.term) {
+				found++
+			}
+		}
+		if found < n && found < 100 {
+			t.Errorf("%q finds %d of the %d cases of %s/%s", tt.q, found, n, tt.vocab, tt.term)
+		}
+		if top := res.Hits[0].Case; !contains(incidentlib.CaseTerms(top, tt.vocab), tt.term) {
+			t.Errorf("%q: the first result %s does not carry %s", tt.q, top.ID, tt.term)
+		}
+		read := false
+		for _, note := range res.Notes {
+			read = read || strings.Contains(note, "the "+tt.vocab+" term "+tt.term)
+		}
+		if !read {
+			t.Errorf("%q: no note says it was read as %s/%s: %q", tt.q, tt.vocab, tt.term, res.Notes)
+		}
+	}
+	// An alias counts only as a whole word: HPAs is not HPA, and an alias
+	// inside another word (kube-dnsmasq) does not fire.
+	for _, q := range []string{"HPAS", "kube-dnsmasq"} {
+		for _, note := range mustSearch(t, ix, search.Query{Text: q}).Notes {
+			if strings.Contains(note, "was read as") {
+				t.Errorf("%q: %s", q, note)
+			}
+		}
+	}
+	// Quotes alone still ask for the exact phrase.
+	if res := mustSearch(t, ix, search.Query{Text: `"healthy is not PLEG"`}); res.Total != 0 {
+		t.Errorf("a quoted phrase in the wrong order matched %d", res.Total)
+	}
+}
+
 func TestPagingAndSort(t *testing.T) {
 	ix := realIndex(t)
 	p1 := mustSearch(t, ix, search.Query{Sort: search.SortNewest, Limit: 5})
