@@ -104,7 +104,7 @@ type Filters struct {
 	ComponentsAll []string `json:"components_all,omitempty" jsonschema:"component term ids a case must all carry"`
 	Contributing  []string `json:"contributing,omitempty" jsonschema:"contributing factor term ids, any of them, e.g. retry-storm"`
 	Severity      []string `json:"severity,omitempty" jsonschema:"severity term ids, any of them: critical, major, minor, unknown"`
-	Org           []string `json:"org,omitempty" jsonschema:"organisation slugs, any of them, e.g. datadog"`
+	Org           []string `json:"org,omitempty" jsonschema:"organisations by slug or name, case-insensitive, any of them, e.g. datadog or Datadog"`
 	YearFrom      int      `json:"year_from,omitempty" jsonschema:"first year to include"`
 	YearTo        int      `json:"year_to,omitempty" jsonschema:"last year to include"`
 }

@@ -2,6 +2,7 @@ package search
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -201,6 +202,15 @@ func (ix *Index) normalize(q *Query) ([]string, error) {
 			}
 		}
 	}
+	if orgs := q.Filters["org"]; len(orgs) > 0 {
+		// An organisation by its slug or its name, in any case: "Datadog",
+		// "datadog" and "DATADOG" are one filter.
+		slugs, err := ix.orgSlugs(orgs, q.IncludePrivate)
+		if err != nil {
+			return nil, err
+		}
+		q.Filters["org"] = slugs
+	}
 	for field, terms := range q.Filters {
 		if field == "org" {
 			continue
@@ -234,4 +244,68 @@ func caseIDLike(s string) bool {
 		}
 	}
 	return true
+}
+
+// orgSlugs resolves organisations given by slug or name, case-insensitively.
+// An unknown one is an error that names the nearest organisations. Only
+// the organisations of cases the caller may see count, so the answer tells
+// nothing of a private case.
+func (ix *Index) orgSlugs(given []string, includePrivate bool) ([]string, error) {
+	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	visible := ix.public
+	if includePrivate {
+		visible = ix.live
+	}
+	names := map[string]string{} // lower-cased slug or name → slug
+	seen := map[string]bool{}
+	var all []string
+	visible.each(func(d uint32) {
+		c := ix.docs[d]
+		if c == nil {
+			return
+		}
+		names[c.OrgSlug] = c.OrgSlug
+		names[strings.ToLower(c.Org)] = c.OrgSlug
+		if !seen[c.OrgSlug] {
+			seen[c.OrgSlug] = true
+			all = append(all, c.OrgSlug)
+		}
+	})
+	var out []string
+	for _, g := range given {
+		key := strings.ToLower(strings.TrimSpace(g))
+		if slug, ok := names[key]; ok {
+			out = append(out, slug)
+			continue
+		}
+		if slug, ok := names[strings.ReplaceAll(key, " ", "-")]; ok {
+			out = append(out, slug)
+			continue
+		}
+		var near []string
+		for _, slug := range all {
+			if strings.Contains(slug, key) || strings.Contains(key, slug) || (len(key) >= 3 && strings.HasPrefix(slug, key[:3])) {
+				near = append(near, slug)
+			}
+		}
+		sort.Strings(near)
+		if len(near) > 8 {
+			near = near[:8]
+		}
+		hint := "the vocab tool and /api/stats list the organisations"
+		if len(near) > 0 {
+			hint = "did you mean " + strings.Join(near, ", ") + "?"
+		}
+		return nil, incidentlib.Errorf(incidentlib.ErrInvalid, "no organisation %q in the library; give a slug or a name (%s)", truncateRunes(g, 60), hint)
+	}
+	return out, nil
+}
+
+func truncateRunes(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
 }

@@ -206,6 +206,47 @@ func TestMatchMeasure(t *testing.T) {
 	}
 }
 
+// TestOrgByNameOrSlug: org takes a slug or a name in any case; an unknown
+// one is a clear error with suggestions, and private cases' organisations
+// are not among them.
+func TestOrgByNameOrSlug(t *testing.T) {
+	ix := realIndex(t)
+	want := mustSearch(t, ix, search.Query{Filters: map[string][]string{"org": {"datadog"}}, NoFacets: true}).Total
+	if want == 0 {
+		t.Fatal("no Datadog case")
+	}
+	for _, o := range []string{"Datadog", "DATADOG", " datadog ", "Amazon Web Services", "amazon-web-services"} {
+		res, err := ix.Search(search.Query{Filters: map[string][]string{"org": {o}}, NoFacets: true})
+		if err != nil {
+			t.Errorf("org %q: %v", o, err)
+			continue
+		}
+		if o != "Amazon Web Services" && o != "amazon-web-services" && res.Total != want {
+			t.Errorf("org %q finds %d, want %d", o, res.Total, want)
+		}
+		if res.Total == 0 {
+			t.Errorf("org %q finds nothing", o)
+		}
+	}
+	_, err := ix.Search(search.Query{Filters: map[string][]string{"org": {"Datadgo"}}})
+	if !errors.Is(err, incidentlib.ErrInvalid) || !strings.Contains(err.Error(), "datadog") {
+		t.Errorf("a misspelt org: %v, want an error suggesting datadog", err)
+	}
+	// A private case's organisation is unknown to a public search.
+	c := *ix.Case("IL-0049")
+	c.ID, c.Org, c.OrgSlug, c.Private = "IL-9911", "Hush Corp", "hush-corp", true
+	if err := ix.Upsert(&c); err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Delete("IL-9911")
+	if _, err := ix.Search(search.Query{Filters: map[string][]string{"org": {"Hush Corp"}}}); !errors.Is(err, incidentlib.ErrInvalid) || strings.Contains(err.Error(), "hush-corp") {
+		t.Errorf("a private case's org answers a public search: %v", err)
+	}
+	if res, err := ix.Search(search.Query{Filters: map[string][]string{"org": {"Hush Corp"}}, IncludePrivate: true}); err != nil || res.Total != 1 {
+		t.Errorf("the token holder's search for a private org: %v", err)
+	}
+}
+
 // TestAliases: the words people paste (Kubernetes states, error strings,
 // abbreviations) find the cases of the term they name, and the answer says
 // how the query was read.
