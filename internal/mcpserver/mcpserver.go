@@ -6,6 +6,7 @@ package mcpserver
 import (
 	"context"
 	"fmt"
+	"github.com/incidentlib/incidentlib/internal/mcpschema"
 	"html"
 	"net/http"
 	"regexp"
@@ -48,36 +49,42 @@ func New(ix *search.Index, baseURL, version string) *Server {
 		Description: "Search the incident library in Korean or English. Use it first when debugging or designing: paste a symptom, an error message, a log line, a metric name or a component (e.g. \"CoreDNS timeouts after scale-down\", \"conntrack_allowance_exceeded\", \"kube-apiserver OOM\"). " +
 			"Optional filters narrow by vocabulary terms (see the vocab tool). Returns short items with a snippet; call get_incident for a whole case. Results are paged: pass next_offset back as offset for more.",
 		Annotations: ro("Search incidents"),
+		InputSchema: mcpschema.Input[SearchInput](),
 	}, s.searchIncidents)
 	mcp.AddTool(s.srv, &mcp.Tool{
 		Name:        "get_incident",
 		Title:       "Get an incident",
 		Description: "Return one case in full (summary, trigger, symptoms, detection, remediation, action items, lessons, impact, sources) in one language. Use it after search_incidents or similar_incidents returned an id such as IL-0049.",
 		Annotations: ro("Get an incident"),
+		InputSchema: mcpschema.Input[GetInput](),
 	}, s.getIncident)
 	mcp.AddTool(s.srv, &mcp.Tool{
 		Name:        "list_incidents",
 		Title:       "List incidents",
 		Description: "List cases without a query, newest first, optionally filtered by vocabulary terms, organisation or years. Use it to browse (e.g. every case with component cilium since 2022).",
 		Annotations: ro("List incidents"),
+		InputSchema: mcpschema.Input[ListInput](),
 	}, s.listIncidents)
 	mcp.AddTool(s.srv, &mcp.Tool{
 		Name:        "get_topic",
 		Title:       "Get a topic",
 		Description: "Everything about one vocabulary term (a component such as coredns, a root cause such as config-change, a symptom, a contributing factor): its cases, the terms that co-occur with it and counts by year.",
 		Annotations: ro("Get a topic"),
+		InputSchema: mcpschema.Input[TopicInput](),
 	}, s.getTopic)
 	mcp.AddTool(s.srv, &mcp.Tool{
 		Name:        "vocab",
 		Title:       "Controlled vocabulary",
 		Description: "List the controlled terms (ids, labels and descriptions) of one vocabulary or of all: domain, symptoms, root_cause, components, contributing, severity. Use the ids as filters in search_incidents and list_incidents.",
 		Annotations: ro("Controlled vocabulary"),
+		InputSchema: mcpschema.Input[VocabInput](),
 	}, s.vocab)
 	mcp.AddTool(s.srv, &mcp.Tool{
 		Name:        "similar_incidents",
 		Title:       "Similar incidents",
 		Description: "Find the cases most similar to a case id, or to free text (a description of your incident, an error message), each with the reason it is similar (same root cause, shared components or symptoms).",
 		Annotations: ro("Similar incidents"),
+		InputSchema: mcpschema.Input[SimilarInput](),
 	}, s.similarIncidents)
 	return s
 }

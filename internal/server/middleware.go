@@ -6,11 +6,13 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"log/slog"
 	"math"
 	"net"
 	"net/http"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -312,4 +314,32 @@ func slogLevel(s string) (slog.Level, error) {
 	var l slog.Level
 	err := l.UnmarshalText([]byte(s))
 	return l, err
+}
+
+// limitConcurrency serves at most n requests of h at once (0: 4 per CPU).
+// A request that finds no room within a moment gets 503 with Retry-After
+// and a JSON-RPC error, so that a burst of large MCP calls cannot take all
+// the memory.
+func limitConcurrency(h http.Handler, n int) http.Handler {
+	if n <= 0 {
+		n = 4 * runtime.GOMAXPROCS(0)
+	}
+	slots := make(chan struct{}, n)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t := time.NewTimer(250 * time.Millisecond)
+		defer t.Stop()
+		select {
+		case slots <- struct{}{}:
+		case <-t.C:
+			w.Header().Set("Retry-After", "1")
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			io.WriteString(w, `{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"the server is busy with other MCP calls; retry in a second"}}`+"\n")
+			return
+		case <-r.Context().Done():
+			return
+		}
+		defer func() { <-slots }()
+		h.ServeHTTP(w, r)
+	})
 }

@@ -54,6 +54,9 @@ type Config struct {
 	// /readyz answering 503, before it closes its listener: load balancers
 	// stop sending, and connections already queued are still accepted.
 	DrainFor time.Duration
+	// MCPConcurrency bounds the MCP calls served at once; more get a
+	// JSON-RPC "busy" error with 503. 0 means 4 per CPU.
+	MCPConcurrency int
 	// FormMinFill is the least time between showing the correction form
 	// and sending it (quicker is taken for a bot); 0 means 3 s.
 	FormMinFill time.Duration
@@ -155,7 +158,7 @@ func (s *Server) Handler() http.Handler {
 	}
 	mux := http.NewServeMux()
 	s.api.Install(mux)
-	mux.Handle("/mcp", s.mcp.Handler(s.cfg.MCPJSON))
+	mux.Handle("/mcp", limitConcurrency(s.mcp.Handler(s.cfg.MCPJSON), s.cfg.MCPConcurrency))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		api.WriteJSON(w, r, http.StatusOK, map[string]any{"status": "ok", "version": Version})
 	})
@@ -254,6 +257,10 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	case <-ctx.Done():
 	}
 	s.ready.Store(false)
+	// From now on every answer closes its connection: a client that kept
+	// one alive reconnects (to another replica) instead of having it reset
+	// when the listener closes.
+	s.http.SetKeepAlivesEnabled(false)
 	s.log.Info("shutting down", "drain", s.cfg.DrainFor, "grace", s.cfg.ShutdownFor)
 	select {
 	case err := <-errc:

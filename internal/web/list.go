@@ -210,7 +210,7 @@ func (s *Site) caseList(w http.ResponseWriter, r *http.Request, lang string) err
 	}
 	if v := qv.Get("page"); v != "" {
 		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || (n-1)*PageSize > search.MaxOffset {
+		if err != nil || n < 1 || n > search.MaxOffset/PageSize+1 { // no multiplication: it could overflow
 			problems = append(problems, Tf(lang, "list.bad_page", echo(v)))
 		} else {
 			st.page = n

@@ -413,6 +413,8 @@ func TestBadInput(t *testing.T) {
 		{"/cases?reviewed=maybe", []string{"reviewed 값 ‘maybe’"}},
 		{"/cases?page=0", []string{"‘0’ 페이지는 없어서"}},
 		{"/cases?page=-3", []string{"‘-3’ 페이지는"}},
+		{"/cases?page=9223372036854775807", []string{"‘9223372036854775807’ 페이지는"}},
+		{"/cases?page=461168601842738791", []string{"‘461168601842738791’ 페이지는"}},
 		{"/cases?component=%3Cscript%3Ealert(1)%3C%2Fscript%3E", []string{"&lt;script&gt;alert(1)&lt;/script&gt;"}},
 	}
 	for _, tt := range tests {

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/incidentlib/incidentlib/internal/mcpschema"
 	"io"
 	"strings"
 	"time"
@@ -110,6 +111,7 @@ func NewServer(o Options) *mcp.Server {
 		Description: "Reads manifests (text or paths) or the live cluster, read-only, and returns findings; each cites the public incidents behind its check. " +
 			"Live scans list only the kinds the checks need, paged, and report checks they could not evaluate.",
 		Annotations: readOnly("Scan for gaps"),
+		InputSchema: mcpschema.Input[ScanInput](),
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in ScanInput) (*mcp.CallToolResult, ScanOutput, error) {
 		out, err := scan(ctx, o, in)
 		return nil, out, err
@@ -120,6 +122,7 @@ func NewServer(o Options) *mcp.Server {
 		Title:       "List kubegap's checks",
 		Description: "The catalogue: id, severity, title, the kinds each check reads and the incident ids that ground it.",
 		Annotations: readOnly("List checks"),
+		InputSchema: mcpschema.Input[ListInput](),
 	}, func(_ context.Context, _ *mcp.CallToolRequest, in ListInput) (*mcp.CallToolResult, ListOutput, error) {
 		if _, err := lang(in.Lang); err != nil {
 			return nil, ListOutput{}, err
@@ -132,6 +135,7 @@ func NewServer(o Options) *mcp.Server {
 		Title:       "Explain a check",
 		Description: "What a check looks at, why (the summaries of the incidents it cites), how to fix what it finds, and what it cannot see.",
 		Annotations: readOnly("Explain a check"),
+		InputSchema: mcpschema.Input[ExplainInput](),
 	}, func(_ context.Context, _ *mcp.CallToolRequest, in ExplainInput) (*mcp.CallToolResult, report.Explanation, error) {
 		l, err := lang(in.Lang)
 		if err != nil {
@@ -149,6 +153,7 @@ func NewServer(o Options) *mcp.Server {
 		Title:       "Get an incident case",
 		Description: "One case of the incident library by id (IL-NNNN): summary, trigger, lessons, remediation, sources, and the kubegap checks that cite it.",
 		Annotations: readOnly("Get an incident"),
+		InputSchema: mcpschema.Input[IncidentInput](),
 	}, func(_ context.Context, _ *mcp.CallToolRequest, in IncidentInput) (*mcp.CallToolResult, Incident, error) {
 		l, err := lang(in.Lang)
 		if err != nil {

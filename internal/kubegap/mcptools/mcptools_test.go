@@ -69,6 +69,9 @@ func TestTools(t *testing.T) {
 		if tool.Title == "" || tool.Description == "" || tool.InputSchema == nil {
 			t.Errorf("%s lacks title, description or schema", tool.Name)
 		}
+		if in, _ := json.Marshal(tool.InputSchema); strings.Contains(string(in), `"null"`) {
+			t.Errorf("%s: the input schema has a type union with null: %s", tool.Name, in)
+		}
 	}
 	if len(want) > 0 {
 		t.Errorf("missing tools %v", want)

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -54,9 +55,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, fmt.Errorf("create the database folder: %w", err)
 	}
-	// _txlock=immediate makes writers take the lock at BEGIN, so two writers
-	// wait for each other instead of failing half-way.
-	dsn := "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate"
+	dsn := dsnFor(path)
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
@@ -111,6 +110,21 @@ func (s *Store) migrate(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// dsnFor builds the driver's file: URI for path. The path is escaped as a
+// URI path, so a "?", "#", "%" or space in a folder or file name stays part
+// of the name instead of starting the query or being dropped.
+func dsnFor(path string) string {
+	q := url.Values{}
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "busy_timeout(10000)")
+	q.Add("_pragma", "foreign_keys(1)")
+	q.Add("_pragma", "synchronous(NORMAL)")
+	// _txlock=immediate makes writers take the lock at BEGIN, so two writers
+	// wait for each other instead of failing half-way.
+	q.Set("_txlock", "immediate")
+	return "file:" + (&url.URL{Path: filepath.ToSlash(path)}).EscapedPath() + "?" + q.Encode()
 }
 
 // Close closes the database.
