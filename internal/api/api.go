@@ -195,7 +195,11 @@ func params(r *http.Request, allowed ...string) (url.Values, error) {
 	}
 	for k, vs := range q {
 		if !contains(allowed, k) {
-			return nil, incidentlib.Errorf(incidentlib.ErrInvalid, "unknown parameter %q; this route takes: %s", truncate(k, 40), strings.Join(allowed, ", "))
+			takes := "no parameters"
+			if len(allowed) > 0 {
+				takes = strings.Join(allowed, ", ")
+			}
+			return nil, incidentlib.Errorf(incidentlib.ErrInvalid, "unknown parameter %q; this route takes %s", truncate(k, 40), takes)
 		}
 		for _, v := range vs {
 			if !utf8Valid(v) {
@@ -308,8 +312,66 @@ func (a *API) listCases(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// oneLanguage returns v as JSON values with every text in lang only: each
+// object whose keys are exactly en and ko keeps the one asked for. It is
+// what ?lang= does on the routes that otherwise answer in both languages.
+func oneLanguage(v any, lang string) (any, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var x any
+	if err := json.Unmarshal(b, &x); err != nil {
+		return nil, err
+	}
+	var walk func(any)
+	walk = func(x any) {
+		switch t := x.(type) {
+		case map[string]any:
+			_, en := t["en"]
+			_, ko := t["ko"]
+			if en && ko && len(t) == 2 {
+				if lang == "en" {
+					delete(t, "ko")
+				} else {
+					delete(t, "en")
+				}
+				return
+			}
+			for _, c := range t {
+				walk(c)
+			}
+		case []any:
+			for _, c := range t {
+				walk(c)
+			}
+		}
+	}
+	walk(x)
+	return x, nil
+}
+
+// writeIn answers v, in one language when the request names one.
+func writeIn(w http.ResponseWriter, r *http.Request, q url.Values, v any) error {
+	if q.Get("lang") == "" {
+		WriteJSON(w, r, http.StatusOK, v)
+		return nil
+	}
+	lang, err := langParam(q)
+	if err != nil {
+		return err
+	}
+	one, err := oneLanguage(v, lang)
+	if err != nil {
+		return err
+	}
+	WriteJSON(w, r, http.StatusOK, one)
+	return nil
+}
+
 func (a *API) getCase(w http.ResponseWriter, r *http.Request) error {
-	if _, err := params(r); err != nil {
+	q, err := params(r, "lang")
+	if err != nil {
 		return err
 	}
 	id, err := caseID(r)
@@ -323,8 +385,7 @@ func (a *API) getCase(w http.ResponseWriter, r *http.Request) error {
 	if c.Private {
 		w.Header().Set("Cache-Control", "private, no-store")
 	}
-	WriteJSON(w, r, http.StatusOK, a.withURL(c))
-	return nil
+	return writeIn(w, r, q, a.withURL(c))
 }
 
 // SimilarResponse is the answer of /api/cases/{id}/similar.
@@ -334,7 +395,7 @@ type SimilarResponse struct {
 }
 
 func (a *API) similar(w http.ResponseWriter, r *http.Request) error {
-	q, err := params(r, "limit")
+	q, err := params(r, "limit", "lang")
 	if err != nil {
 		return err
 	}
@@ -356,8 +417,7 @@ func (a *API) similar(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	WriteJSON(w, r, http.StatusOK, SimilarResponse{ID: id, Items: view.NewSimilarItems(sims)})
-	return nil
+	return writeIn(w, r, q, SimilarResponse{ID: id, Items: view.NewSimilarItems(sims)})
 }
 
 // TopicSummary is one entry of /api/topics.
@@ -369,7 +429,8 @@ type TopicSummary struct {
 }
 
 func (a *API) topics(w http.ResponseWriter, r *http.Request) error {
-	if _, err := params(r); err != nil {
+	q, err := params(r, "lang")
+	if err != nil {
 		return err
 	}
 	counts := map[string]int{}
@@ -386,8 +447,7 @@ func (a *API) topics(w http.ResponseWriter, r *http.Request) error {
 			items = append(items, TopicSummary{Vocab: f, ID: t.ID, Label: t.Label, Count: counts[f+"/"+t.ID]})
 		}
 	}
-	WriteJSON(w, r, http.StatusOK, map[string]any{"items": items})
-	return nil
+	return writeIn(w, r, q, map[string]any{"items": items})
 }
 
 func (a *API) topic(w http.ResponseWriter, r *http.Request) error {
@@ -408,15 +468,15 @@ func (a *API) topic(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (a *API) vocab(w http.ResponseWriter, r *http.Request) error {
-	if _, err := params(r); err != nil {
+	q, err := params(r, "lang")
+	if err != nil {
 		return err
 	}
 	out := map[string][]incidentlib.Term{}
 	for _, name := range incidentlib.VocabNames {
 		out[name] = a.lib.Vocab.Lists[name]
 	}
-	WriteJSON(w, r, http.StatusOK, out)
-	return nil
+	return writeIn(w, r, q, out)
 }
 
 func (a *API) stats(w http.ResponseWriter, r *http.Request) error {

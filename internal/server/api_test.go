@@ -286,3 +286,35 @@ func TestRateLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestOneLanguage: lang on the routes that answer in both languages gives
+// every text in the one asked for; a route without parameters says so.
+func TestOneLanguage(t *testing.T) {
+	ts := newServer(t, nil)
+	for _, tt := range []struct{ path, keep, drop string }{
+		{"/api/cases/IL-0049?lang=en", "en", "ko"},
+		{"/api/cases/IL-0049?lang=ko", "ko", "en"},
+		{"/api/cases/IL-0049/similar?lang=en&limit=3", "en", "ko"},
+		{"/api/topics?lang=ko", "ko", "en"},
+		{"/api/vocab?lang=en", "en", "ko"},
+	} {
+		r := ts.get(t, tt.path)
+		if r.status != 200 {
+			t.Fatalf("%s: %d %s", tt.path, r.status, r.body)
+		}
+		body := string(r.body)
+		if !strings.Contains(body, `"`+tt.keep+`":`) || strings.Contains(body, `"`+tt.drop+`":`) {
+			t.Errorf("%s keeps %q texts or lacks %q ones: %.300s", tt.path, tt.drop, tt.keep, body)
+		}
+	}
+	both := string(ts.get(t, "/api/cases/IL-0049").body)
+	if !strings.Contains(both, `"en":`) || !strings.Contains(both, `"ko":`) {
+		t.Error("without lang the case is not in both languages")
+	}
+	if r := ts.get(t, "/api/cases/IL-0049?lang=fr"); r.status != 400 {
+		t.Errorf("lang=fr: %d", r.status)
+	}
+	if r := ts.get(t, "/api/stats?lang=en&x=1"); r.status != 400 || !strings.Contains(string(r.body), "takes no parameters") {
+		t.Errorf("an unknown parameter on a route without any: %d %s", r.status, r.body)
+	}
+}
