@@ -42,4 +42,25 @@ if grep -q '"isError": true' <<<"$out" || ! grep -q 'cilium' <<<"$out"; then
 fi
 out=$(cli --method tools/call --tool-name get_incident --tool-arg id=IL-9999)
 grep -q '"isError": true' <<<"$out" || { echo "mcp-inspector: an unknown id did not give an error result"; exit 1; }
-echo "mcp-inspector: 6 tools listed, 3 calls checked: ok"
+# Filters: two values of one field mean either (a case has one severity).
+out=$(cli --method tools/call --tool-name list_incidents --tool-arg 'filters={"severity":["critical","major"]}' --tool-arg limit=5)
+if grep -q '"isError": true' <<<"$out" || ! grep -q '"total": [1-9]' <<<"$out"; then
+  echo "mcp-inspector: list_incidents with two severities found nothing:"; echo "$out" | head -40; exit 1
+fi
+out=$(cli --method tools/call --tool-name search_incidents --tool-arg query=OOMKilled --tool-arg 'filters={"domain":["kubernetes"]}' --tool-arg limit=3)
+if grep -q '"isError": true' <<<"$out" || ! grep -q 'oom-kills' <<<"$out"; then
+  echo "mcp-inspector: search_incidents with an alias and a filter failed:"; echo "$out" | head -40; exit 1
+fi
+out=$(cli --method tools/call --tool-name get_topic --tool-arg term=config-change --tool-arg limit=2 --tool-arg offset=2)
+if grep -q '"isError": true' <<<"$out" || ! grep -q '"next_offset": 4' <<<"$out"; then
+  echo "mcp-inspector: get_topic paging failed:"; echo "$out" | head -40; exit 1
+fi
+out=$(cli --method tools/call --tool-name similar_incidents --tool-arg id=IL-0049 --tool-arg limit=3)
+if grep -q '"isError": true' <<<"$out" || ! grep -q '"reason"' <<<"$out"; then
+  echo "mcp-inspector: similar_incidents failed:"; echo "$out" | head -40; exit 1
+fi
+out=$(cli --method tools/call --tool-name vocab --tool-arg vocab=root_cause)
+if grep -q '"isError": true' <<<"$out" || ! grep -q 'config-change' <<<"$out"; then
+  echo "mcp-inspector: vocab failed:"; echo "$out" | head -40; exit 1
+fi
+echo "mcp-inspector: 6 tools listed, 8 calls checked (every tool, with filters and paging): ok"

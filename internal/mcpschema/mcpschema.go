@@ -15,7 +15,30 @@ func Input[T any]() *jsonschema.Schema {
 		panic("mcpschema: input schema: " + err.Error())
 	}
 	dropNull(s)
+	bound(s)
 	return s
+}
+
+// The bounds every tool shares, stated in the schema rather than in prose.
+const (
+	MaxLimit  = 25    // results a call returns at most
+	MaxOffset = 10000 // results a call may skip at most
+)
+
+// bound gives the conventional top-level inputs their closed sets and
+// limits: lang is en or ko, limit 1 to MaxLimit, offset 0 to MaxOffset.
+func bound(s *jsonschema.Schema) {
+	f := func(v float64) *float64 { return &v }
+	for name, p := range s.Properties {
+		switch name {
+		case "lang":
+			p.Enum = []any{"en", "ko"}
+		case "limit":
+			p.Minimum, p.Maximum = f(1), f(MaxLimit)
+		case "offset":
+			p.Minimum, p.Maximum = f(0), f(MaxOffset)
+		}
+	}
 }
 
 func dropNull(s *jsonschema.Schema) {

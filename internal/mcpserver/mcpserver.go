@@ -329,9 +329,10 @@ func (s *Server) getIncident(ctx context.Context, req *mcp.CallToolRequest, in G
 
 // TopicInput is the input of get_topic.
 type TopicInput struct {
-	Term  string `json:"term" jsonschema:"a term id such as coredns or config-change; vocab:term when an id exists in several vocabularies"`
-	Lang  string `json:"lang,omitempty" jsonschema:"language of the answer: en (default) or ko"`
-	Limit int    `json:"limit,omitempty" jsonschema:"cases to list, 1 to 25 (default 10)"`
+	Term   string `json:"term" jsonschema:"a term id such as coredns or config-change; vocab:term when an id exists in several vocabularies"`
+	Lang   string `json:"lang,omitempty" jsonschema:"language of the answer: en (default) or ko"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"cases to list, 1 to 25 (default 10)"`
+	Offset int    `json:"offset,omitempty" jsonschema:"cases to skip, for paging"`
 }
 
 // TermCount is a co-occurring term.
@@ -351,6 +352,7 @@ type TopicOutput struct {
 	Cases       []Item                 `json:"cases"`
 	CoOccurring map[string][]TermCount `json:"co_occurring"`
 	ByYear      map[string]int         `json:"by_year"`
+	NextOffset  int                    `json:"next_offset,omitempty" jsonschema:"pass as offset for the next cases; absent on the last page"`
 }
 
 func (s *Server) getTopic(ctx context.Context, req *mcp.CallToolRequest, in TopicInput) (*mcp.CallToolResult, TopicOutput, error) {
@@ -364,11 +366,13 @@ func (s *Server) getTopic(ctx context.Context, req *mcp.CallToolRequest, in Topi
 	}
 	out := TopicOutput{Vocab: tp.Vocab, Term: tp.Term.ID, Label: tp.Term.Label.In(l), Description: tp.Term.Description.In(l),
 		Total: len(tp.Cases), Cases: []Item{}, CoOccurring: map[string][]TermCount{}, ByYear: map[string]int{}}
-	for i, c := range tp.Cases {
-		if i == clampLimit(in.Limit) {
-			break
-		}
+	from := min(max(in.Offset, 0), len(tp.Cases))
+	to := min(from+clampLimit(in.Limit), len(tp.Cases))
+	for _, c := range tp.Cases[from:to] {
 		out.Cases = append(out.Cases, Item{ID: c.ID, Org: c.Org, Date: c.Date, Title: c.Title.In(l), RootCause: c.RootCause, URL: s.baseURL + "/cases/" + c.ID})
+	}
+	if to < len(tp.Cases) {
+		out.NextOffset = to
 	}
 	for f, fcs := range tp.CoOccurring {
 		for i, fc := range fcs {
@@ -430,10 +434,11 @@ func (s *Server) vocab(ctx context.Context, req *mcp.CallToolRequest, in VocabIn
 
 // SimilarInput is the input of similar_incidents.
 type SimilarInput struct {
-	ID    string `json:"id,omitempty" jsonschema:"a case id such as IL-0049; give this or text"`
-	Text  string `json:"text,omitempty" jsonschema:"free text: a description of an incident, an error message or a log line; give this or id"`
-	Lang  string `json:"lang,omitempty" jsonschema:"language of the answer: en (default) or ko"`
-	Limit int    `json:"limit,omitempty" jsonschema:"results to return, 1 to 25 (default 10)"`
+	ID     string `json:"id,omitempty" jsonschema:"a case id such as IL-0049; give this or text"`
+	Text   string `json:"text,omitempty" jsonschema:"free text: a description of an incident, an error message or a log line; give this or id"`
+	Lang   string `json:"lang,omitempty" jsonschema:"language of the answer: en (default) or ko"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"results to return, 1 to 25 (default 10)"`
+	Offset int    `json:"offset,omitempty" jsonschema:"results to skip, for paging (up to 75 similar cases in all)"`
 }
 
 // SimilarItem is a similar case with its reason.
@@ -449,8 +454,13 @@ type SimilarItem struct {
 
 // SimilarOutput lists similar cases.
 type SimilarOutput struct {
-	Items []SimilarItem `json:"items"`
+	Items      []SimilarItem `json:"items"`
+	NextOffset int           `json:"next_offset,omitempty" jsonschema:"pass as offset for more; absent on the last page"`
 }
+
+// maxSimilar is how far similar_incidents pages: past it the cases share
+// too little to be worth reading.
+const maxSimilar = 75
 
 func (s *Server) similarIncidents(ctx context.Context, req *mcp.CallToolRequest, in SimilarInput) (*mcp.CallToolResult, SimilarOutput, error) {
 	l, err := lang(in.Lang)
@@ -458,20 +468,27 @@ func (s *Server) similarIncidents(ctx context.Context, req *mcp.CallToolRequest,
 		return nil, SimilarOutput{}, err
 	}
 	var sims []search.Similar
+	offset := min(max(in.Offset, 0), maxSimilar)
+	want := min(offset+clampLimit(in.Limit)+1, maxSimilar+1) // one more, to know whether there is a next page
 	switch {
 	case in.ID != "" && in.Text != "":
 		return nil, SimilarOutput{}, fmt.Errorf("give either id or text, not both")
 	case in.ID != "":
-		sims, err = s.ix.SimilarTo(strings.ToUpper(strings.TrimSpace(in.ID)), clampLimit(in.Limit), false)
+		sims, err = s.ix.SimilarTo(strings.ToUpper(strings.TrimSpace(in.ID)), want, false)
 		if err != nil {
 			return nil, SimilarOutput{}, fmt.Errorf("%v; ids look like IL-0049", err)
 		}
 	case strings.TrimSpace(in.Text) != "":
-		sims = s.ix.SimilarText(in.Text, clampLimit(in.Limit), false)
+		sims = s.ix.SimilarText(in.Text, want, false)
 	default:
 		return nil, SimilarOutput{}, fmt.Errorf("give id (a case id) or text (a description or error message)")
 	}
 	out := SimilarOutput{Items: []SimilarItem{}}
+	more := len(sims) > offset+clampLimit(in.Limit) && offset+clampLimit(in.Limit) < maxSimilar
+	sims = sims[min(offset, len(sims)):min(offset+clampLimit(in.Limit), len(sims))]
+	if more {
+		out.NextOffset = offset + clampLimit(in.Limit)
+	}
 	for _, x := range sims {
 		out.Items = append(out.Items, SimilarItem{x.Case.ID, x.Case.Org, x.Case.Date, x.Case.Title.In(l), float64(int(x.Score*1000)) / 1000, x.Reason.Label.In(l), s.baseURL + "/cases/" + x.Case.ID})
 	}

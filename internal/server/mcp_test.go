@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -120,9 +121,15 @@ func TestMCPTools(t *testing.T) {
 	if out["next_offset"].(float64) != 3 {
 		t.Errorf("next_offset = %v", out["next_offset"])
 	}
-	out, _ = call(t, cs, "search_incidents", map[string]any{"query": "DNS", "limit": 1000})
-	if n := len(out["items"].([]any)); n > 25 {
-		t.Errorf("a search returned %d items; the cap is 25", n)
+	// The bound is in the schema: a limit over it is refused, saying so,
+	// rather than cut silently.
+	out, isErr = call(t, cs, "search_incidents", map[string]any{"query": "DNS", "limit": 1000})
+	if !isErr || !strings.Contains(fmt.Sprint(out["error"]), "25") {
+		t.Errorf("limit 1000: %v", out)
+	}
+	out, _ = call(t, cs, "search_incidents", map[string]any{"query": "DNS", "limit": 25})
+	if n := len(out["items"].([]any)); n != 25 {
+		t.Errorf("limit 25 returned %d items", n)
 	}
 	ko, _ := call(t, cs, "get_incident", map[string]any{"id": "il-0049", "lang": "ko"})
 	if ko["id"] != "IL-0049" || !strings.ContainsAny(ko["summary"].(string), "가나다라마바사아자차카타파하") {
@@ -160,5 +167,49 @@ func TestMCPTools(t *testing.T) {
 	}
 	if msg, isErr := call(t, cs, "search_incidents", map[string]any{"query": "x", "lang": "fr"}); !isErr || !strings.Contains(msg["error"].(string), "lang") {
 		t.Errorf("bad lang: %v", msg)
+	}
+}
+
+// TestMCPPaging: get_topic and similar_incidents page with offset and
+// next_offset, without repeating a case across pages.
+func TestMCPPaging(t *testing.T) {
+	ts := newServer(t, nil)
+	cs := mcpSession(t, ts)
+	ids := func(out map[string]any, key string) []string {
+		var s []string
+		list, _ := out[key].([]any)
+		for _, x := range list {
+			s = append(s, x.(map[string]any)["id"].(string))
+		}
+		return s
+	}
+	for _, tc := range []struct {
+		tool, key string
+		args      map[string]any
+	}{
+		{"get_topic", "cases", map[string]any{"term": "config-change"}},
+		{"similar_incidents", "items", map[string]any{"id": "IL-0049"}},
+		{"similar_incidents", "items", map[string]any{"text": "kube-proxy failed to delete conntrack entries"}},
+	} {
+		first := map[string]any{"limit": 3}
+		for k, v := range tc.args {
+			first[k] = v
+		}
+		p1, isErr := call(t, cs, tc.tool, first)
+		if isErr || len(ids(p1, tc.key)) != 3 || p1["next_offset"] != float64(3) {
+			t.Fatalf("%s page 1: %v", tc.tool, p1)
+		}
+		first["offset"] = 3
+		p2, isErr := call(t, cs, tc.tool, first)
+		if isErr || len(ids(p2, tc.key)) == 0 {
+			t.Fatalf("%s page 2: %v", tc.tool, p2)
+		}
+		for _, a := range ids(p1, tc.key) {
+			for _, b := range ids(p2, tc.key) {
+				if a == b {
+					t.Errorf("%s: %s on both pages", tc.tool, a)
+				}
+			}
+		}
 	}
 }
