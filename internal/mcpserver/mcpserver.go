@@ -243,6 +243,7 @@ func (s *Server) listIncidents(ctx context.Context, req *mcp.CallToolRequest, in
 type GetInput struct {
 	ID   string `json:"id" jsonschema:"the case id, e.g. IL-0049"`
 	Lang string `json:"lang,omitempty" jsonschema:"language of the answer: en (default) or ko"`
+	View string `json:"view,omitempty" jsonschema:"full (default): every section; summary: title, summary, trigger, terms and sources only"`
 }
 
 // Incident is one case in one language.
@@ -254,11 +255,11 @@ type Incident struct {
 	Title         string              `json:"title"`
 	Summary       string              `json:"summary"`
 	Trigger       string              `json:"trigger"`
-	Symptoms      string              `json:"symptoms"`
-	Detection     string              `json:"detection"`
-	Remediation   []string            `json:"remediation"`
-	ActionItems   []string            `json:"action_items"`
-	Lessons       string              `json:"lessons"`
+	Symptoms      string              `json:"symptoms,omitempty"`
+	Detection     string              `json:"detection,omitempty"`
+	Remediation   []string            `json:"remediation,omitempty"`
+	ActionItems   []string            `json:"action_items,omitempty"`
+	Lessons       string              `json:"lessons,omitempty"`
 	Impact        incidentlib.Impact  `json:"impact"`
 	Severity      string              `json:"severity"`
 	RootCause     string              `json:"root_cause"`
@@ -315,7 +316,10 @@ func (s *Server) getIncident(ctx context.Context, req *mcp.CallToolRequest, in G
 	for _, x := range c.Sources {
 		srcs = append(srcs, x.URL)
 	}
-	return nil, Incident{
+	if in.View != "" && in.View != "full" && in.View != "summary" {
+		return nil, Incident{}, fmt.Errorf("view %q is not known; use full or summary", in.View)
+	}
+	inc := Incident{
 		ID: c.ID, Org: c.Org, Date: c.Date, DateKind: c.DateKind, Title: c.Title.In(l), Summary: c.Summary.In(l),
 		Trigger: c.Trigger.In(l), Symptoms: c.SymptomsText.In(l), Detection: c.Detection.In(l),
 		Remediation: texts(c.Remediation, l), ActionItems: texts(c.ActionItems, l), Lessons: c.Lessons.In(l),
@@ -324,7 +328,13 @@ func (s *Server) getIncident(ctx context.Context, req *mcp.CallToolRequest, in G
 		DetectedAfter: deref(c.Timeline.DetectedAfter), ResolvedAfter: deref(c.Timeline.ResolvedAfter),
 		Timeline: events(c.Timeline.Events, l),
 		Sources:  srcs, Related: c.Related, Reviewed: c.Reviewed(), URL: s.baseURL + "/cases/" + c.ID,
-	}, nil
+	}
+	if in.View == "summary" {
+		// What an agent needs to judge whether to read on.
+		inc.Symptoms, inc.Detection, inc.Lessons = "", "", ""
+		inc.Remediation, inc.ActionItems, inc.Timeline = nil, nil, nil
+	}
+	return nil, inc, nil
 }
 
 // TopicInput is the input of get_topic.
@@ -392,13 +402,15 @@ func (s *Server) getTopic(ctx context.Context, req *mcp.CallToolRequest, in Topi
 type VocabInput struct {
 	Vocab string `json:"vocab,omitempty" jsonschema:"one vocabulary: domain, symptoms, root_cause, components, contributing or severity; empty for all"`
 	Lang  string `json:"lang,omitempty" jsonschema:"language of labels: en (default) or ko"`
+	Brief bool   `json:"brief,omitempty" jsonschema:"ids and labels only, with the aliases people paste, without descriptions (about a fifth of the size)"`
 }
 
 // VocabTerm is one term.
 type VocabTerm struct {
-	ID          string `json:"id"`
-	Label       string `json:"label"`
-	Description string `json:"description"`
+	ID          string   `json:"id"`
+	Label       string   `json:"label"`
+	Description string   `json:"description,omitempty"`
+	Aliases     []string `json:"aliases,omitempty" jsonschema:"words people paste for the term (OOMKilled, CrashLoopBackOff, HPA); a search holding one finds the term's cases"`
 }
 
 // VocabOutput lists terms by vocabulary.
@@ -426,7 +438,11 @@ func (s *Server) vocab(ctx context.Context, req *mcp.CallToolRequest, in VocabIn
 	v := s.ix.Vocab()
 	for _, n := range names {
 		for _, t := range v.Lists[n] {
-			out.Vocabularies[n] = append(out.Vocabularies[n], VocabTerm{t.ID, t.Label.In(l), t.Description.In(l)})
+			vt := VocabTerm{ID: t.ID, Label: t.Label.In(l), Aliases: t.Aliases}
+			if !in.Brief {
+				vt.Description = t.Description.In(l)
+			}
+			out.Vocabularies[n] = append(out.Vocabularies[n], vt)
 		}
 	}
 	return nil, out, nil

@@ -213,3 +213,43 @@ func TestMCPPaging(t *testing.T) {
 		}
 	}
 }
+
+// TestMCPCompact: get_incident view=summary and vocab brief=true answer
+// in a fraction of the full size, keeping what an agent needs.
+func TestMCPCompact(t *testing.T) {
+	ts := newServer(t, nil)
+	cs := mcpSession(t, ts)
+	size := func(tool string, args map[string]any) (int, map[string]any) {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
+		if err != nil || res.IsError {
+			t.Fatalf("%s %v: %v %v", tool, args, err, res)
+		}
+		b, _ := json.Marshal(res.StructuredContent)
+		var m map[string]any
+		json.Unmarshal(b, &m)
+		return len(b), m
+	}
+	full, _ := size("get_incident", map[string]any{"id": "IL-0461"})
+	short, m := size("get_incident", map[string]any{"id": "IL-0461", "view": "summary"})
+	if short*10 > full*6 || m["summary"] == "" || m["root_cause"] != "config-change" || m["lessons"] != nil {
+		t.Errorf("view=summary: %d bytes of %d; %v", short, full, m["lessons"])
+	}
+	vfull, _ := size("vocab", map[string]any{})
+	vbrief, vm := size("vocab", map[string]any{"brief": true})
+	if vbrief*2 > vfull {
+		t.Errorf("brief vocab is %d bytes of %d", vbrief, vfull)
+	}
+	aliases := false
+	for _, x := range vm["vocabularies"].(map[string]any)["symptoms"].([]any) {
+		term := x.(map[string]any)
+		if term["id"] == "oom-kills" {
+			aliases = fmt.Sprint(term["aliases"]) != "" && strings.Contains(fmt.Sprint(term["aliases"]), "OOMKilled")
+		}
+	}
+	if !aliases {
+		t.Error("the brief vocabulary lacks the aliases of oom-kills")
+	}
+	if res, _ := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "get_incident", Arguments: map[string]any{"id": "IL-0461", "view": "tiny"}}); res == nil || !res.IsError {
+		t.Error("an unknown view is accepted")
+	}
+}
