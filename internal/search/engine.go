@@ -470,6 +470,15 @@ func (ix *Index) Search(q Query) (*Result, error) {
 			}
 		}
 		res.Long = res.Terms >= LongQueryTerms
+		best := 0
+		for _, d := range docs {
+			if int(d) < len(sc.nterms) {
+				best = max(best, int(sc.nterms[d]))
+			}
+		}
+		if res.Close == 0 && len(docs) > 0 && res.Terms >= 2 {
+			res.Notes = append(res.Notes, fmt.Sprintf("no case closely matches: the best holds %d of the query's %d terms; the results below are only the nearest", min(best, res.Terms), res.Terms))
+		}
 	}
 	if q.Offset < len(docs) {
 		page := topK(docs, q.Offset+q.Limit, less)

@@ -199,6 +199,20 @@ func TestMatchMeasure(t *testing.T) {
 	if sum != res.Close {
 		t.Errorf("the root-cause facet counts %d cases; the close results are %d", sum, res.Close)
 	}
+	// A query nothing matches closely says so.
+	weak := mustSearch(t, ix, search.Query{Text: "banana toaster kubernetes orchestra"})
+	said := false
+	for _, n := range weak.Notes {
+		said = said || strings.HasPrefix(n, "no case closely matches")
+	}
+	if weak.Total == 0 || weak.Close != 0 || !said {
+		t.Errorf("a weak query: total %d, close %d, notes %q", weak.Total, weak.Close, weak.Notes)
+	}
+	for _, n := range mustSearch(t, ix, search.Query{Text: "conntrack kube-proxy"}).Notes {
+		if strings.HasPrefix(n, "no case closely matches") {
+			t.Errorf("a query with close matches says: %s", n)
+		}
+	}
 	// A short query: all results are described, and a full match is 1.
 	short := mustSearch(t, ix, search.Query{Text: "conntrack"})
 	if short.Long || short.Hits[0].Match != 1 {
