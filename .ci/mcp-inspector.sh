@@ -63,4 +63,12 @@ out=$(cli --method tools/call --tool-name vocab --tool-arg vocab=root_cause)
 if grep -q '"isError": true' <<<"$out" || ! grep -q 'config-change' <<<"$out"; then
   echo "mcp-inspector: vocab failed:"; echo "$out" | head -40; exit 1
 fi
-echo "mcp-inspector: 6 tools listed, 8 calls checked (every tool, with filters and paging): ok"
+out=$(cli --method resources/read --uri 'incident://IL-0049?lang=ko')
+if ! grep -q 'IL-0049' <<<"$out" || ! grep -q 'conntrack' <<<"$out"; then
+  echo "mcp-inspector: resources/read incident://IL-0049 failed:"; echo "$out" | head -40; exit 1
+fi
+out=$(cli --method prompts/get --prompt-name investigate_error --prompt-args 'error=OOMKilled')
+if ! grep -q 'search_incidents' <<<"$out"; then
+  echo "mcp-inspector: prompts/get investigate_error failed:"; echo "$out" | head -40; exit 1
+fi
+echo "mcp-inspector: 6 tools listed, 8 calls checked (every tool, with filters and paging), a resource read and a prompt got: ok"

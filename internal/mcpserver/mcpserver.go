@@ -37,7 +37,15 @@ func New(ix *search.Index, baseURL, version string) *Server {
 	s := &Server{ix: ix, baseURL: strings.TrimRight(baseURL, "/")}
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: "incidentlib", Title: "incidentlib: infrastructure incident library", Version: version}, &mcp.ServerOptions{
 		Instructions: "A library of public infrastructure incident write-ups (Kubernetes, cloud networking, DNS, control planes, deploys), each a structured case IL-NNNN in Korean and English. " +
-			"Use search_incidents with symptoms, error messages or log lines to find past incidents like the one at hand; get_incident for a whole case; similar_incidents to widen from one case; get_topic and vocab to browse by component, root cause or symptom. All tools are read-only.",
+			"Use search_incidents with symptoms, error messages or log lines to find past incidents like the one at hand; get_incident for a whole case; similar_incidents to widen from one case; get_topic and vocab to browse by component, root cause or symptom. All tools are read-only. " +
+			"Cases are also resources (incident://IL-0049, topic://coredns), and the prompt investigate_error walks the tools for a pasted error.",
+		// Stateless: no session lives long enough to hear of a list change,
+		// so none is promised.
+		Capabilities: &mcp.ServerCapabilities{
+			Tools:     &mcp.ToolCapabilities{},
+			Prompts:   &mcp.PromptCapabilities{},
+			Resources: &mcp.ResourceCapabilities{},
+		},
 	})
 	ro := func(title string) *mcp.ToolAnnotations {
 		f := false
@@ -86,6 +94,7 @@ func New(ix *search.Index, baseURL, version string) *Server {
 		Annotations: ro("Similar incidents"),
 		InputSchema: mcpschema.Input[SimilarInput](),
 	}, s.similarIncidents)
+	s.addResources()
 	return s
 }
 

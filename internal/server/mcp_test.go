@@ -253,3 +253,48 @@ func TestMCPCompact(t *testing.T) {
 		t.Error("an unknown view is accepted")
 	}
 }
+
+// TestMCPResourcesAndPrompt: the SDK client reads a case and a topic as
+// resources and gets the investigate_error prompt; the server promises no
+// list-change notices, since it keeps no session.
+func TestMCPResourcesAndPrompt(t *testing.T) {
+	ts := newServer(t, nil)
+	cs := mcpSession(t, ts)
+	ctx := context.Background()
+	caps := cs.InitializeResult().Capabilities
+	if caps.Tools == nil || caps.Tools.ListChanged || caps.Resources == nil || caps.Resources.ListChanged || caps.Prompts == nil || caps.Prompts.ListChanged {
+		t.Errorf("capabilities promise list changes or lack resources/prompts: %+v", caps)
+	}
+	tpls, err := cs.ListResourceTemplates(ctx, nil)
+	if err != nil || len(tpls.ResourceTemplates) != 2 {
+		t.Fatalf("resource templates: %v %v", tpls, err)
+	}
+	for _, tc := range []struct{ uri, want string }{
+		{"incident://IL-0049", `"id":"IL-0049"`},
+		{"incident://IL-0049?lang=ko", "conntrack 항목"},
+		{"topic://coredns", `"term":"coredns"`},
+	} {
+		res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: tc.uri})
+		if err != nil || len(res.Contents) != 1 || !strings.Contains(res.Contents[0].Text, tc.want) || res.Contents[0].MIMEType != "application/json" {
+			t.Errorf("read %s: %v %.200v", tc.uri, err, res)
+		}
+	}
+	for _, bad := range []string{"incident://IL-9999", "topic://no-such-term", "incident://IL-0049?lang=fr"} {
+		if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: bad}); err == nil {
+			t.Errorf("read %s: no error", bad)
+		}
+	}
+	p, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "investigate_error", Arguments: map[string]string{"error": `Back-off pulling image "nginx:latest"`, "context": "EKS 1.29"}})
+	if err != nil || len(p.Messages) != 1 {
+		t.Fatalf("prompt: %v %v", p, err)
+	}
+	text := p.Messages[0].Content.(*mcp.TextContent).Text
+	for _, w := range []string{`Back-off pulling image "nginx:latest"`, "EKS 1.29", "search_incidents", "get_incident", "similar_incidents"} {
+		if !strings.Contains(text, w) {
+			t.Errorf("the prompt lacks %q", w)
+		}
+	}
+	if _, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "investigate_error", Arguments: map[string]string{"error": " "}}); err == nil {
+		t.Error("an empty error argument is accepted")
+	}
+}
