@@ -279,6 +279,24 @@ func TestRateLimit(t *testing.T) {
 	if limited == 0 {
 		t.Fatal("8 quick requests at 1/s with a burst of 3 were never limited")
 	}
+	// On /mcp the 429 is a JSON-RPC error an MCP client can read.
+	mcpLimited := false
+	for i := 0; i < 8 && !mcpLimited; i++ {
+		r := ts.do(t, "POST", "/mcp", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, "Accept", "application/json, text/event-stream")
+		if r.status == http.StatusTooManyRequests {
+			mcpLimited = true
+			var e struct {
+				JSONRPC string                   `json:"jsonrpc"`
+				Error   struct{ Message string } `json:"error"`
+			}
+			if err := json.Unmarshal(r.body, &e); err != nil || e.JSONRPC != "2.0" || e.Error.Message == "" {
+				t.Errorf("a 429 on /mcp is not a JSON-RPC error: %s", r.body)
+			}
+		}
+	}
+	if !mcpLimited {
+		t.Error("eight quick MCP calls were never limited")
+	}
 	// Health and metrics are never limited.
 	for i := 0; i < 5; i++ {
 		if r := ts.get(t, "/healthz"); r.status != 200 {

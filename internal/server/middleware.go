@@ -5,8 +5,8 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
 	"math"
 	"net"
@@ -209,7 +209,13 @@ func (s *Server) rateLimit(h http.Handler) http.Handler {
 				if r.Method == http.MethodGet || r.Method == http.MethodHead {
 					api.SetCORS(w.Header())
 				}
-				api.WriteErrorCode(w, http.StatusTooManyRequests, "rate_limited", fmt.Sprintf("too many requests from this address; wait %d s", max(secs, 1)))
+				msg := fmt.Sprintf("too many requests from this address; wait %d s", max(secs, 1))
+				if p == "/mcp" {
+					// An MCP client reads JSON-RPC, not the API's error body.
+					writeRPCError(w, http.StatusTooManyRequests, msg)
+					return
+				}
+				api.WriteErrorCode(w, http.StatusTooManyRequests, "rate_limited", msg)
 				return
 			}
 		}
@@ -332,9 +338,7 @@ func limitConcurrency(h http.Handler, n int) http.Handler {
 		case slots <- struct{}{}:
 		case <-t.C:
 			w.Header().Set("Retry-After", "1")
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusServiceUnavailable)
-			io.WriteString(w, `{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"the server is busy with other MCP calls; retry in a second"}}`+"\n")
+			writeRPCError(w, http.StatusServiceUnavailable, "the server is busy with other MCP calls; retry in a second")
 			return
 		case <-r.Context().Done():
 			return
@@ -342,4 +346,13 @@ func limitConcurrency(h http.Handler, n int) http.Handler {
 		defer func() { <-slots }()
 		h.ServeHTTP(w, r)
 	})
+}
+
+// writeRPCError answers an MCP request that never reached the server with a
+// JSON-RPC error (id null: the request was not read).
+func writeRPCError(w http.ResponseWriter, status int, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": -32000, "message": msg}})
+	w.Write(append(b, '\n'))
 }
