@@ -1,9 +1,13 @@
 package server_test
 
 import (
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/incidentlib/incidentlib/internal/server"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -296,5 +300,33 @@ func TestMCPResourcesAndPrompt(t *testing.T) {
 	}
 	if _, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "investigate_error", Arguments: map[string]string{"error": " "}}); err == nil {
 		t.Error("an empty error argument is accepted")
+	}
+}
+
+// TestMCPGzip: an MCP answer is gzip-compressed for a client that accepts
+// it, and decodes to the same JSON-RPC result.
+func TestMCPGzip(t *testing.T) {
+	ts := newServer(t, func(c *server.Config) { c.MCPJSON = true })
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_incident","arguments":{"id":"IL-0461"}}}`
+	req, _ := http.NewRequest("POST", ts.URL+"/mcp", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Accept-Encoding", "gzip")
+	tr := &http.Transport{DisableCompression: true} // see the bytes on the wire
+	res, err := (&http.Client{Transport: tr}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	if res.Header.Get("Content-Encoding") != "gzip" {
+		t.Fatalf("the MCP answer is not compressed: %v", res.Header)
+	}
+	zr, err := gzip.NewReader(res.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, _ := io.ReadAll(zr)
+	if !strings.Contains(string(plain), `"jsonrpc":"2.0"`) || !strings.Contains(string(plain), "IL-0461") {
+		t.Errorf("the decompressed answer: %.300s", plain)
 	}
 }

@@ -296,12 +296,13 @@ func (g *gzipWriter) close() {
 	}
 }
 
-// compress gzips responses for clients that accept it. MCP streams are left
-// alone: event streams are flushed message by message.
+// compress gzips responses for clients that accept it. MCP answers are
+// compressed too: a tool answer is JSON that shrinks several times, and an
+// event stream stays live because every flush ends a gzip block.
 func compress(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Add("Vary", "Accept-Encoding")
-		if r.URL.Path == "/mcp" || !strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") || r.Method == http.MethodHead {
+		if !strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") || r.Method == http.MethodHead {
 			h.ServeHTTP(w, r)
 			return
 		}
