@@ -66,3 +66,12 @@ func (b *bitset) orInPlace(o bitset) {
 		(*b)[i] |= w
 	}
 }
+
+// count returns the number of members.
+func (b bitset) count() int {
+	n := 0
+	for _, w := range b {
+		n += bits.OnesCount64(w)
+	}
+	return n
+}

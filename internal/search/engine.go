@@ -143,14 +143,16 @@ func (p textPlan) empty() bool {
 type scratch struct {
 	score   []float32
 	fields  []uint8  // which text fields matched, one bit a field
-	nterms  []uint16 // how many distinct query terms the document holds
+	nterms  []uint16  // how many distinct query terms the document holds
+	mw      []float32 // the summed weight of those terms
+	totalW  float32   // the weight of all the query's terms
 	last    []uint16 // the last term counted for the document, plus one
 	touched []uint32
 }
 
 func (sc *scratch) reset() {
 	for _, d := range sc.touched {
-		sc.score[d], sc.fields[d], sc.nterms[d], sc.last[d] = 0, 0, 0, 0
+		sc.score[d], sc.fields[d], sc.nterms[d], sc.last[d], sc.mw[d] = 0, 0, 0, 0, 0
 	}
 }
 
@@ -215,9 +217,10 @@ func (ix *Index) score(p textPlan, allowed bitset, includePrivate bool, sc *scra
 		sc.score = make([]float32, n)
 		sc.fields = make([]uint8, n)
 		sc.nterms = make([]uint16, n)
+		sc.mw = make([]float32, n)
 		sc.last = make([]uint16, n)
 	}
-	sc.score, sc.fields, sc.nterms, sc.last = sc.score[:n], sc.fields[:n], sc.nterms[:n], sc.last[:n]
+	sc.score, sc.fields, sc.nterms, sc.last, sc.mw = sc.score[:n], sc.fields[:n], sc.nterms[:n], sc.last[:n], sc.mw[:n]
 	sc.touched = sc.touched[:0]
 	add := func(d uint32, v float32, f int) {
 		if sc.score[d] == 0 {
@@ -232,12 +235,37 @@ func (ix *Index) score(p textPlan, allowed bitset, includePrivate bool, sc *scra
 	}
 	N := float64(max(nVisible, 1))
 	termNo := map[string]uint16{}
+	// Each query term weighs what it tells: log(1 + N/(df+1)) over the
+	// documents holding it in any field. A word no case holds weighs most,
+	// so a question about sourdough is not "matched" by its common words.
+	termW := map[string]float32{}
+	sc.totalW = 0
+	weigh := func(t string) float32 {
+		if w, ok := termW[t]; ok {
+			return w
+		}
+		var holders bitset
+		for f := 0; f < nFields; f++ {
+			if pl := ix.post[f][t]; pl != nil {
+				for _, d := range pl.docs {
+					if visible.has(d) {
+						holders.set(d)
+					}
+				}
+			}
+		}
+		w := float32(math.Log(1 + N/float64(holders.count()+1)))
+		termW[t] = w
+		sc.totalW += w
+		return w
+	}
 	scoreTerm := func(t string, weight float32) {
 		no, ok := termNo[t]
 		if !ok {
 			no = uint16(len(termNo) + 1)
 			termNo[t] = no
 		}
+		tw := weigh(t)
 		for f := 0; f < nFields; f++ {
 			pl := ix.post[f][t]
 			if pl == nil {
@@ -270,6 +298,7 @@ func (ix *Index) score(p textPlan, allowed bitset, includePrivate bool, sc *scra
 				if sc.last[d] != no {
 					sc.last[d] = no
 					sc.nterms[d]++
+					sc.mw[d] += tw
 				}
 			}
 		}
@@ -297,6 +326,12 @@ func (ix *Index) score(p textPlan, allowed bitset, includePrivate bool, sc *scra
 	// A term named by its alias: its cases rank as if the alias were in
 	// their titles, and they hold the alias's words for the match measure.
 	for _, a := range p.aliases {
+		var aw float32
+		for _, t := range ix.analyze(a.alias) {
+			if w, ok := termW[t]; ok {
+				aw += w
+			}
+		}
 		set := ix.termSets[a.key]
 		set.each(func(d uint32) {
 			if !allowed.has(d) {
@@ -304,6 +339,7 @@ func (ix *Index) score(p textPlan, allowed bitset, includePrivate bool, sc *scra
 			}
 			add(d, aliasBoost, fSymptoms)
 			sc.nterms[d] = uint16(min(int(sc.nterms[d])+a.words, 0xffff))
+			sc.mw[d] = min(sc.mw[d]+aw, sc.totalW)
 		})
 	}
 	var hits bitset
@@ -464,7 +500,7 @@ func (ix *Index) Search(q Query) (*Result, error) {
 	var close bitset
 	if res.Terms > 0 {
 		for _, d := range docs {
-			if int(d) < len(sc.nterms) && 2*int(sc.nterms[d]) >= res.Terms {
+			if int(d) < len(sc.mw) && sc.totalW > 0 && 2*sc.mw[d] >= sc.totalW {
 				close.set(d)
 				res.Close++
 			}
@@ -496,8 +532,8 @@ func (ix *Index) Search(q Query) (*Result, error) {
 			}
 			snip, from := ix.snippet(c, q.Lang, p.marks, mask)
 			h := Hit{Case: c, Score: score, Snippet: snip, SnippetFrom: from}
-			if res.Terms > 0 && int(d) < len(sc.nterms) {
-				h.Match = math.Min(1, float64(sc.nterms[d])/float64(res.Terms))
+			if res.Terms > 0 && int(d) < len(sc.mw) && sc.totalW > 0 {
+				h.Match = math.Min(1, float64(sc.mw[d]/sc.totalW))
 			}
 			res.Hits = append(res.Hits, h)
 		}

@@ -2,6 +2,7 @@ package search_test
 
 import (
 	"os"
+	"strings"
 	"testing"
 
 	"go.yaml.in/yaml/v3"
@@ -92,5 +93,32 @@ func TestRelevance(t *testing.T) {
 	t.Logf("FTS5 baseline recall@5 = %.3f", base)
 	if recall <= base {
 		t.Errorf("the index (%.3f) does not beat the FTS5 baseline (%.3f)", recall, base)
+	}
+}
+
+// TestUnanswerable: for a question the corpus cannot answer, the answer says
+// that no case matches closely instead of offering a confident list.
+func TestUnanswerable(t *testing.T) {
+	data, err := os.ReadFile("testdata/unanswerable.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var qs []string
+	if err := yaml.Unmarshal(data, &qs); err != nil || len(qs) == 0 {
+		t.Fatalf("unanswerable.yaml: %v", err)
+	}
+	ix := realIndex(t)
+	for _, q := range qs {
+		res, err := ix.Search(search.Query{Text: q, NoFacets: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		said := res.Total == 0
+		for _, n := range res.Notes {
+			said = said || strings.HasPrefix(n, "no case closely matches")
+		}
+		if !said || res.Close != 0 {
+			t.Errorf("%q: %d results, %d close, notes %q: want the weak-match note", q, res.Total, res.Close, res.Notes)
+		}
 	}
 }
