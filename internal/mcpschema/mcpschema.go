@@ -27,7 +27,7 @@ const (
 
 // bound gives the conventional top-level inputs their closed sets and
 // limits: lang is en or ko, limit 1 to MaxLimit, offset 0 to MaxOffset,
-// view full or summary.
+// view full or summary, sort date or -date.
 func bound(s *jsonschema.Schema) {
 	f := func(v float64) *float64 { return &v }
 	for name, p := range s.Properties {
@@ -40,6 +40,8 @@ func bound(s *jsonschema.Schema) {
 			p.Minimum, p.Maximum = f(0), f(MaxOffset)
 		case "view":
 			p.Enum = []any{"full", "summary"}
+		case "sort":
+			p.Enum = []any{"date", "-date"}
 		}
 	}
 }
