@@ -142,11 +142,11 @@ func (p textPlan) empty() bool {
 // scratch holds per-search buffers, reused through a pool.
 type scratch struct {
 	score   []float32
-	fields  []uint8  // which text fields matched, one bit a field
+	fields  []uint8   // which text fields matched, one bit a field
 	nterms  []uint16  // how many distinct query terms the document holds
 	mw      []float32 // the summed weight of those terms
 	totalW  float32   // the weight of all the query's terms
-	last    []uint16 // the last term counted for the document, plus one
+	last    []uint16  // the last term counted for the document, plus one
 	touched []uint32
 }
 
