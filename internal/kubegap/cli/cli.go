@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -37,6 +38,10 @@ const (
 
 // errFindings signals exit 1 without printing anything more.
 var errFindings = errors.New("findings at or above --fail-on")
+
+// programName is the name the binary was run as (kubegap, or kubectl-gap
+// when kubectl runs it as a plugin).
+var programName = filepath.Base(os.Args[0])
 
 // Main runs kubegap with args and returns the exit code.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -85,10 +90,20 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		SilenceErrors: true,
 		Version:       Version,
 	}
+	// Run by kubectl as a plugin (kubectl-gap), help and usage name the
+	// command the way the user typed it: kubectl gap scan.
+	if strings.HasPrefix(programName, "kubectl-") {
+		root.Annotations = map[string]string{cobra.CommandDisplayNameAnnotation: "kubectl " + strings.TrimPrefix(programName, "kubectl-")}
+	}
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.AddCommand(newScan(stdin, stdout, stderr), newChecks(stdout), newExplain(stdout), newRBAC(stdout), newMCP(stdin, stdout))
+	if name, ok := root.Annotations[cobra.CommandDisplayNameAnnotation]; ok {
+		for _, c := range root.Commands() {
+			c.Example = strings.ReplaceAll(c.Example, "kubegap ", name+" ")
+		}
+	}
 	return root
 }
 

@@ -272,3 +272,19 @@ func TestExplainAndRBAC(t *testing.T) {
 		t.Errorf("rbac: %d\n%s", code, out)
 	}
 }
+
+// TestKubectlPlugin: run as kubectl-gap, help and usage say kubectl gap.
+func TestKubectlPlugin(t *testing.T) {
+	defer func(p string) { programName = p }(programName)
+	programName = "kubectl-gap"
+	for _, args := range [][]string{{"--help"}, {"scan", "--help"}} {
+		code, out, _ := run(t, "", args...)
+		if code != 0 || !strings.Contains(out, "kubectl gap") || strings.Contains(out, "\n  kubegap ") || strings.Contains(out, "| kubegap ") {
+			t.Errorf("%v as kubectl-gap: exit %d\n%s", args, code, out)
+		}
+	}
+	programName = "kubegap"
+	if _, out, _ := run(t, "", "--help"); strings.Contains(out, "kubectl gap [command]") {
+		t.Errorf("run as kubegap, help names kubectl gap:\n%s", out)
+	}
+}
