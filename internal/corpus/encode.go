@@ -93,33 +93,13 @@ func Format(file string, data []byte, unwrap bool) ([]byte, Problems) {
 		return nil, probs
 	}
 	if unwrap {
-		unwrapTexts(reflect.ValueOf(&c).Elem())
+		walkTexts("", reflect.ValueOf(&c).Elem(), func(_ string, t *incidentlib.Text) {
+			t.EN, t.KO = Unwrap(t.EN), Unwrap(t.KO)
+		})
 	}
 	out, err := MarshalCase(&c)
 	if err != nil {
 		return nil, Problems{{file, 1, "cannot write the case as YAML: " + err.Error()}}
 	}
 	return out, nil
-}
-
-func unwrapTexts(v reflect.Value) {
-	switch v.Kind() {
-	case reflect.Struct:
-		if v.Type() == reflect.TypeOf(incidentlib.Text{}) {
-			t := v.Addr().Interface().(*incidentlib.Text)
-			t.EN, t.KO = Unwrap(t.EN), Unwrap(t.KO)
-			return
-		}
-		for i := 0; i < v.NumField(); i++ {
-			unwrapTexts(v.Field(i))
-		}
-	case reflect.Slice:
-		for i := 0; i < v.Len(); i++ {
-			unwrapTexts(v.Index(i))
-		}
-	case reflect.Pointer:
-		if !v.IsNil() {
-			unwrapTexts(v.Elem())
-		}
-	}
 }

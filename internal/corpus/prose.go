@@ -30,6 +30,15 @@ var selfReference = []string{
 	"발췌본", "이 사례에는 기록", "이 사례에 기록되어 있지", "우리가 읽은", "볼 수 있었던 부분",
 }
 
+// newLineAllowed reports whether line may start a new line after prev
+// inside a paragraph: after a blank line or a fence, for a list item, a
+// quote, or next to a line indented as code. Any other break is a hard wrap.
+func newLineAllowed(prev, line string) bool {
+	pt, t := strings.TrimSpace(prev), strings.TrimSpace(line)
+	return pt == "" || strings.HasPrefix(pt, "```") || listItem.MatchString(line) ||
+		strings.HasPrefix(line, "    ") || strings.HasPrefix(t, "> ") || strings.HasPrefix(prev, "    ")
+}
+
 // hardWrap returns the 1-based line, within s, of the first line break inside
 // a paragraph, or 0.
 func hardWrap(s string) int {
@@ -41,14 +50,7 @@ func hardWrap(s string) int {
 			fence = !fence
 			continue
 		}
-		if fence || i == 0 || t == "" {
-			continue
-		}
-		prev := strings.TrimSpace(lines[i-1])
-		if prev == "" || strings.HasPrefix(prev, "```") {
-			continue
-		}
-		if listItem.MatchString(l) || strings.HasPrefix(l, "    ") || strings.HasPrefix(t, "> ") || strings.HasPrefix(lines[i-1], "    ") {
+		if fence || i == 0 || t == "" || newLineAllowed(lines[i-1], l) {
 			continue
 		}
 		return i + 1
@@ -70,18 +72,11 @@ func Unwrap(s string) string {
 			out = append(out, l)
 			continue
 		}
-		if fence || i == 0 || t == "" || len(out) == 0 {
+		if fence || i == 0 || t == "" || len(out) == 0 || newLineAllowed(out[len(out)-1], l) {
 			out = append(out, strings.TrimRight(l, " "))
 			continue
 		}
-		prev := out[len(out)-1]
-		pt := strings.TrimSpace(prev)
-		if pt == "" || strings.HasPrefix(pt, "```") || listItem.MatchString(l) || strings.HasPrefix(l, "    ") ||
-			strings.HasPrefix(t, "> ") || strings.HasPrefix(prev, "    ") {
-			out = append(out, strings.TrimRight(l, " "))
-			continue
-		}
-		out[len(out)-1] = strings.TrimRight(prev, " ") + " " + t
+		out[len(out)-1] = strings.TrimRight(out[len(out)-1], " ") + " " + t
 	}
 	return strings.Join(out, "\n")
 }
@@ -89,8 +84,7 @@ func Unwrap(s string) string {
 // checkProse applies the prose rules to every text of a case.
 func checkProse(file string, pos positions, c *incidentlib.Case) []Problem {
 	var probs []Problem
-	walkTexts("", reflect.ValueOf(*c), func(p, lang, s string) {
-		fp := join(p, lang)
+	check := func(fp, lang, s string) {
 		line := pos.line(fp)
 		if n := hardWrap(s); n > 0 {
 			probs = append(probs, Problem{file, line, fmt.Sprintf("%s breaks a line inside a paragraph (its line %d); write each paragraph on one line and separate paragraphs with a blank line (incidentlib fmt --unwrap does this)", fp, n)})
@@ -105,17 +99,26 @@ func checkProse(file string, pos positions, c *incidentlib.Case) []Problem {
 				break
 			}
 		}
+	}
+	cp := *c
+	walkTexts("", reflect.ValueOf(&cp).Elem(), func(p string, t *incidentlib.Text) {
+		check(join(p, "en"), "en", t.EN)
+		check(join(p, "ko"), "ko", t.KO)
 	})
 	return probs
 }
 
-// walkTexts calls f for each language of every Text inside v.
-func walkTexts(p string, v reflect.Value, f func(p, lang, s string)) {
+// walkTexts calls f for every Text inside v, with its path; v must be
+// addressable for f to change the text.
+func walkTexts(p string, v reflect.Value, f func(p string, t *incidentlib.Text)) {
 	switch v.Kind() {
+	case reflect.Pointer:
+		if !v.IsNil() {
+			walkTexts(p, v.Elem(), f)
+		}
 	case reflect.Struct:
-		if t, ok := v.Interface().(incidentlib.Text); ok {
-			f(p, "en", t.EN)
-			f(p, "ko", t.KO)
+		if v.Type() == reflect.TypeOf(incidentlib.Text{}) {
+			f(p, v.Addr().Interface().(*incidentlib.Text))
 			return
 		}
 		for i := 0; i < v.NumField(); i++ {

@@ -76,6 +76,8 @@ type Index struct {
 	nLive  int
 	// aliases are the vocabulary's aliases, longest first.
 	aliases []alias
+	// orgByName maps lower-cased organisation names to their slugs.
+	orgByName map[string]string
 }
 
 // New builds an index over cases.
@@ -84,7 +86,7 @@ func New(v *incidentlib.Vocab, cases []*incidentlib.Case) (*Index, error) {
 	if err != nil {
 		return nil, fmt.Errorf("search analyzer: %w", err)
 	}
-	ix := &Index{fast: fast, vocab: v, byID: map[string]uint32{}, termSets: map[string]bitset{}}
+	ix := &Index{fast: fast, vocab: v, byID: map[string]uint32{}, termSets: map[string]bitset{}, orgByName: map[string]string{}}
 	for _, f := range FilterFields {
 		for _, t := range v.Lists[f] {
 			for _, a := range t.Aliases {
@@ -226,6 +228,7 @@ func (ix *Index) add(c *incidentlib.Case, terms [nFields]map[string]uint16, lens
 		}
 	}
 	ix.setTerm("org/"+c.OrgSlug, d)
+	ix.orgByName[strings.ToLower(c.Org)] = c.OrgSlug
 	ix.nLive++
 	ix.newest = nil
 }

@@ -2,6 +2,7 @@ package search
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -257,35 +258,33 @@ func (ix *Index) orgSlugs(given []string, includePrivate bool) ([]string, error)
 	if includePrivate {
 		visible = ix.live
 	}
-	names := map[string]string{} // lower-cased slug or name → slug
-	seen := map[string]bool{}
-	var all []string
-	visible.each(func(d uint32) {
-		c := ix.docs[d]
-		if c == nil {
-			return
+	// The index keeps every organisation's name by slug; an organisation
+	// counts when a case the caller may see carries it. The slow path (the
+	// list of suggestions) runs only for a name that matches nothing.
+	visibleSlug := func(slug string) bool { return ix.termSets["org/"+slug].andCount(visible) > 0 }
+	lookup := func(key string) (string, bool) {
+		if visibleSlug(key) {
+			return key, true
 		}
-		names[c.OrgSlug] = c.OrgSlug
-		names[strings.ToLower(c.Org)] = c.OrgSlug
-		if !seen[c.OrgSlug] {
-			seen[c.OrgSlug] = true
-			all = append(all, c.OrgSlug)
+		if slug, ok := ix.orgByName[key]; ok && visibleSlug(slug) {
+			return slug, true
 		}
-	})
+		return "", false
+	}
 	var out []string
 	for _, g := range given {
 		key := strings.ToLower(strings.TrimSpace(g))
-		if slug, ok := names[key]; ok {
+		if slug, ok := lookup(key); ok {
 			out = append(out, slug)
 			continue
 		}
-		if slug, ok := names[strings.ReplaceAll(key, " ", "-")]; ok {
+		if slug, ok := lookup(strings.ReplaceAll(key, " ", "-")); ok {
 			out = append(out, slug)
 			continue
 		}
 		var near []string
-		for _, slug := range all {
-			if strings.Contains(slug, key) || strings.Contains(key, slug) || (len(key) >= 3 && strings.HasPrefix(slug, key[:3])) {
+		for _, slug := range ix.orgByName {
+			if !slices.Contains(near, slug) && visibleSlug(slug) && (strings.Contains(slug, key) || strings.Contains(key, slug) || (len(key) >= 3 && strings.HasPrefix(slug, key[:3]))) {
 				near = append(near, slug)
 			}
 		}

@@ -224,7 +224,7 @@ func textWidth(s string) int {
 	w := 0
 	for _, r := range s {
 		switch {
-		case r >= 0x1100 && (r <= 0x115F || (r >= 0x2E80 && r <= 0xD7A3) || (r >= 0xF900 && r <= 0xFAFF) || (r >= 0xFF00 && r <= 0xFF60)):
+		case r >= 0x1100 && r <= 0x115F, r >= 0x2E80 && r <= 0xD7A3, r >= 0xF900 && r <= 0xFAFF, r >= 0xFF00 && r <= 0xFF60:
 			w += fontSize
 		case r == ' ' || r == 'i' || r == 'l' || r == '.' || r == ',':
 			w += fontSize * 3 / 10
