@@ -530,7 +530,7 @@ func (ix *Index) Search(q Query) (*Result, error) {
 			if int(d) < len(sc.score) {
 				score, mask = float64(sc.score[d]), sc.fields[d]
 			}
-			snip, from := ix.snippet(c, q.Lang, p.marks, mask)
+			snip, from := ix.snippet(d, q.Lang, p.marks, mask)
 			h := Hit{Case: c, Score: score, Snippet: snip, SnippetFrom: from}
 			if res.Terms > 0 && int(d) < len(sc.mw) && sc.totalW > 0 {
 				h.Match = math.Min(1, float64(sc.mw[d]/sc.totalW))

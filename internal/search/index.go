@@ -78,6 +78,10 @@ type Index struct {
 	aliases []alias
 	// orgByName maps lower-cased organisation names to their slugs.
 	orgByName map[string]string
+	// snips holds each document's snippet fields, analysed (by document
+	// number); termNum numbers the terms they hold.
+	snips   []*docSnips
+	termNum map[string]uint32
 }
 
 // New builds an index over cases.
@@ -86,7 +90,7 @@ func New(v *incidentlib.Vocab, cases []*incidentlib.Case) (*Index, error) {
 	if err != nil {
 		return nil, fmt.Errorf("search analyzer: %w", err)
 	}
-	ix := &Index{fast: fast, vocab: v, byID: map[string]uint32{}, termSets: map[string]bitset{}, orgByName: map[string]string{}}
+	ix := &Index{fast: fast, vocab: v, byID: map[string]uint32{}, termSets: map[string]bitset{}, orgByName: map[string]string{}, termNum: map[string]uint32{}}
 	for _, f := range FilterFields {
 		for _, t := range v.Lists[f] {
 			for _, a := range t.Aliases {
@@ -113,6 +117,7 @@ func New(v *incidentlib.Vocab, cases []*incidentlib.Case) (*Index, error) {
 		c     *incidentlib.Case
 		terms [nFields]map[string]uint16
 		lens  [nFields]uint16
+		snips *[len(snipLangs)][len(snipFields)]snipRaw
 	}
 	workers := runtime.GOMAXPROCS(0)
 	in := make(chan int, workers*4)
@@ -127,6 +132,7 @@ func New(v *incidentlib.Vocab, cases []*incidentlib.Case) (*Index, error) {
 				var a analysed
 				a.c = cases[i]
 				a.terms, a.lens = ix.analyseCase(cases[i], cache)
+				a.snips = ix.analyseSnips(cases[i], cache)
 				out[i] <- a
 			}
 		}()
@@ -141,7 +147,7 @@ func New(v *incidentlib.Vocab, cases []*incidentlib.Case) (*Index, error) {
 	defer ix.mu.Unlock()
 	for i := range cases {
 		a := <-out[i]
-		ix.add(a.c, a.terms, a.lens)
+		ix.add(a.c, a.terms, a.lens, a.snips)
 	}
 	return ix, nil
 }
@@ -190,12 +196,13 @@ func (ix *Index) analyseCase(c *incidentlib.Case, cache stemCache) (terms [nFiel
 }
 
 // add appends a document; the caller holds the write lock.
-func (ix *Index) add(c *incidentlib.Case, terms [nFields]map[string]uint16, lens [nFields]uint16) {
+func (ix *Index) add(c *incidentlib.Case, terms [nFields]map[string]uint16, lens [nFields]uint16, snips *[len(snipLangs)][len(snipFields)]snipRaw) {
 	if old, ok := ix.byID[c.ID]; ok {
 		ix.retire(old)
 	}
 	d := uint32(len(ix.docs))
 	ix.docs = append(ix.docs, c)
+	ix.snips = append(ix.snips, ix.numberSnips(snips))
 	ix.byID[c.ID] = d
 	ix.live.set(d)
 	if !c.Private {
@@ -265,6 +272,7 @@ func (ix *Index) retire(d uint32) {
 		}
 	}
 	ix.docs[d] = nil
+	ix.snips[d] = nil
 	delete(ix.byID, c.ID)
 	ix.nLive--
 	ix.newest = nil
@@ -340,8 +348,9 @@ func (ix *Index) Cases(includePrivate bool) []*incidentlib.Case {
 // Upsert adds or replaces one case.
 func (ix *Index) Upsert(c *incidentlib.Case) error {
 	terms, lens := ix.analyseCase(c, nil)
+	snips := ix.analyseSnips(c, nil)
 	ix.mu.Lock()
-	ix.add(c, terms, lens)
+	ix.add(c, terms, lens, snips)
 	ix.compactIfNeeded()
 	ix.mu.Unlock()
 	return nil
@@ -379,5 +388,6 @@ func (ix *Index) compactIfNeeded() {
 	ix.docs, ix.byID, ix.live, ix.public, ix.rev = fresh.docs, fresh.byID, fresh.live, fresh.public, fresh.rev
 	ix.year, ix.flen, ix.sumLen, ix.post, ix.termSets = fresh.year, fresh.flen, fresh.sumLen, fresh.post, fresh.termSets
 	ix.nLive, ix.newest = fresh.nLive, nil
+	ix.snips, ix.termNum = fresh.snips, fresh.termNum
 	ix.sumLenPub, ix.nPublic = fresh.sumLenPub, fresh.nPublic
 }

@@ -5,8 +5,6 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/incidentlib/incidentlib"
 )
 
 // SnippetLen is roughly how many characters a snippet shows.
@@ -28,33 +26,37 @@ func joinable(gap string) bool {
 // with three matches in the reader's language is used, else the one with
 // the most.
 //
+// The words of those fields are analysed when the case is indexed
+// (snipwords.go), so a snippet scans words and analyses nothing.
+//
 // The summary is tried first: a result card also shows the symptoms, and a
 // snippet from them would say the same twice. from names the field the
 // snippet was cut from ("summary", "symptoms", "trigger" or "title"). The
 // text is flattened first, so no Markdown marker or backtick shows.
-func (ix *Index) snippet(c *incidentlib.Case, lang string, terms []string, fields uint8) (snip, from string) {
-	summary := flatten(c.Summary.In(lang))
+func (ix *Index) snippet(d uint32, lang string, terms []string, fields uint8) (snip, from string) {
+	ds := ix.snips[d]
+	texts := &ds[snipLang(lang)]
+	summary := texts[0].text
 	if len(terms) == 0 {
 		return html.EscapeString(cut(summary, 0, SnippetLen)), "summary"
 	}
-	want := make(map[string]bool, len(terms))
+	want := make(map[uint32]bool, len(terms))
 	for _, t := range terms {
-		want[t] = true
+		if id, ok := ix.termNum[t]; ok {
+			want[id] = true
+		}
 	}
 	best, bestSpans, from := summary, []span(nil), "summary"
-	for _, f := range []struct {
-		bit  int
-		name string
-		text string
-	}{{fSummary, "summary", c.Summary.In(lang)}, {fSymptoms, "symptoms", c.SymptomsText.In(lang)}, {fTrigger, "trigger", c.Trigger.In(lang)}, {fTitle, "title", c.Title.In(lang)}} {
-		if fields&(1<<f.bit) == 0 {
-			continue
-		}
-		text := flatten(f.text)
-		if spans := ix.fast.spans(text, want, nil); len(spans) > len(bestSpans) {
-			best, bestSpans, from = text, spans, f.name
-			if len(spans) >= 3 {
-				break // enough to show why it matched; skip the rest
+	if len(want) > 0 {
+		for i, f := range snipFields {
+			if fields&(1<<f.bit) == 0 {
+				continue
+			}
+			if spans := texts[i].spans(want); len(spans) > len(bestSpans) {
+				best, bestSpans, from = texts[i].text, spans, f.name
+				if len(spans) >= 3 {
+					break // enough to show why it matched; skip the rest
+				}
 			}
 		}
 	}

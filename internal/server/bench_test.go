@@ -22,3 +22,22 @@ func BenchmarkAPISearch(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkAPISearchJudged runs the judged relevance queries (Korean,
+// English, pasted evidence) through the whole handler stack, each in a few
+// forms an agent or a page sends, so that no handful of repeated queries
+// dominates.
+func BenchmarkAPISearchJudged(b *testing.B) {
+	ts := newServer(b, nil)
+	h := ts.srv.Handler()
+	urls := judgedURLs(b)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		req := httptest.NewRequest(http.MethodGet, urls[i%len(urls)], nil)
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		if w.Code != 200 {
+			b.Fatal(urls[i%len(urls)], w.Code, w.Body.String())
+		}
+	}
+}

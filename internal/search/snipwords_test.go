@@ -1,0 +1,65 @@
+package search
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/incidentlib/incidentlib/internal/corpus"
+)
+
+// TestSnipWordsMatchAnalysis: the words analysed when a case is indexed
+// mark exactly the spans that analysing the flattened text at query time
+// marks, for every snippet field of every case in both readings, for the
+// terms of many queries. Terms no case holds mark nothing.
+func TestSnipWordsMatchAnalysis(t *testing.T) {
+	c, err := corpus.LoadEmbedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := New(c.Vocab, c.Cases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	queries := []string{
+		"kube-apiserver OOM", "롤아웃 중 DNS 오류", "conntrack_allowance_exceeded", "CoreDNS 파드가 줄어든 뒤",
+		"Failed to delete kube-system/kube-dns:dns endpoint connections", "certificates expired", "인증서 만료",
+		"webhook timeout", "etcd", "noSuchWordAnywhere zzqx", "nodes NotReady after upgrade", "메모리",
+	}
+	checked, marked := 0, 0
+	for _, q := range queries {
+		terms := ix.analyze(q)
+		want := map[string]bool{}
+		for _, term := range terms {
+			want[term] = true
+		}
+		nums := map[uint32]bool{}
+		for _, term := range terms {
+			if id, ok := ix.termNum[term]; ok {
+				nums[id] = true
+			}
+		}
+		for d, k := range ix.docs {
+			for l, lang := range snipLangs {
+				for f, sf := range snipFields {
+					text := flatten(sf.text(k).In(lang))
+					st := &ix.snips[d][l][f]
+					if st.text != text {
+						t.Fatalf("%s %s %s: stored text differs", k.ID, lang, sf.name)
+					}
+					got, wantSpans := st.spans(nums), ix.fast.spans(text, want, nil)
+					if diff := cmp.Diff(wantSpans, got, cmp.AllowUnexported(span{})); diff != "" {
+						t.Fatalf("%q in %s %s %s (-analysed now +analysed at indexing):\n%s", q, k.ID, lang, sf.name, diff)
+					}
+					checked++
+					marked += len(got)
+				}
+			}
+		}
+	}
+	if checked == 0 || marked < 100 {
+		t.Fatalf("checked %d texts, %d spans marked: the test saw too little", checked, marked)
+	}
+	t.Logf("%d texts, %d spans", checked, marked)
+}
