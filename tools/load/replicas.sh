@@ -3,7 +3,7 @@
 # PostgreSQL cluster (Debian's server binaries, temporary data directory,
 # free loopback port), two `incidentlib serve` processes on it, and drives
 # both at once with wrk (half the connections each), for GET one case, a
-# search and an MCP tools/call. Usage: tools/load/replicas.sh [SECONDS] [CONNECTIONS]
+# search and an MCP tools/call, rotating over the lists of tools/load/queries. Usage: tools/load/replicas.sh [SECONDS] [CONNECTIONS]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 secs=${1:-30}
@@ -23,6 +23,7 @@ printf "listen_addresses='127.0.0.1'\nport=%s\nunix_socket_directories='%s'\nmax
 as_pg "$pgbin/pg_ctl" -D "$tmp/pg" -l "$tmp/pg.log" -w start >/dev/null
 url="postgres://postgres@127.0.0.1:$pgport/postgres?sslmode=disable"
 go build -o "$tmp/incidentlib" ./cmd/incidentlib
+go run ./tools/load/queries -out "$tmp"
 pids=""
 ports=()
 for i in 1 2; do
@@ -36,17 +37,17 @@ for p in "${ports[@]}"; do
 done
 rss() { for pid in $pids; do awk '/VmRSS/ {printf "%.0f MB ", $2/1024}' "/proc/$pid/status"; done; }
 both() {
-  local name=$1; shift
+  local name=$1 list=$2 method=$3
   echo "### $name, two replicas (rss before: $(rss))"
-  wrk -t1 -c"$half" -d"${secs}s" --latency "$@" "http://127.0.0.1:${ports[0]}$path" > "$tmp/a.txt" &
+  wrk -t1 -c"$half" -d"${secs}s" --latency -s tools/load/lines.lua "http://127.0.0.1:${ports[0]}$path" -- "$tmp/$list" "$method" > "$tmp/a.txt" &
   local w1=$!
-  wrk -t1 -c"$half" -d"${secs}s" --latency "$@" "http://127.0.0.1:${ports[1]}$path" > "$tmp/b.txt" &
+  wrk -t1 -c"$half" -d"${secs}s" --latency -s tools/load/lines.lua "http://127.0.0.1:${ports[1]}$path" -- "$tmp/$list" "$method" > "$tmp/b.txt" &
   local w2=$!
   wait $w1 $w2
   for f in a b; do echo "-- replica $f"; sed -n '/Latency Distribution/,$p' "$tmp/$f.txt"; done
   awk '/Requests\/sec/ {s+=$2} END {printf "combined: %.0f requests/s\n", s}' "$tmp/a.txt" "$tmp/b.txt"
   echo "rss after: $(rss)"
 }
-path=/api/cases/IL-0049 both "GET one case"
-path="" both "search" -s tools/load/search.lua
-path=/mcp both "MCP tools/call search_incidents" -s tools/load/mcp_call.lua
+path="" both "GET one case (every case in turn)" cases.txt GET
+path="" both "search (510 distinct)" paths.txt GET
+path=/mcp both "MCP tools/call search_incidents (510 distinct)" mcp.txt POST
