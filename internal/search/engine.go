@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -523,6 +524,10 @@ func (ix *Index) Search(q Query) (*Result, error) {
 		} else {
 			page = nil
 		}
+		var want []uint32
+		if len(p.marks) > 0 {
+			want = ix.termNums(p.marks)
+		}
 		for _, d := range page {
 			c := ix.docs[d]
 			var score float64
@@ -530,7 +535,7 @@ func (ix *Index) Search(q Query) (*Result, error) {
 			if int(d) < len(sc.score) {
 				score, mask = float64(sc.score[d]), sc.fields[d]
 			}
-			snip, from := ix.snippet(d, q.Lang, p.marks, mask)
+			snip, from := ix.snippet(d, q.Lang, want, mask)
 			h := Hit{Case: c, Score: score, Snippet: snip, SnippetFrom: from}
 			if res.Terms > 0 && int(d) < len(sc.mw) && sc.totalW > 0 {
 				h.Match = math.Min(1, float64(sc.mw[d]/sc.totalW))
@@ -553,41 +558,56 @@ func (ix *Index) Search(q Query) (*Result, error) {
 // facets counts, for every term of every filter field and for each
 // organisation, how many hits carry it. The caller holds the read lock.
 func (ix *Index) facets(hits bitset, lang string) map[string][]FacetCount {
-	out := map[string][]FacetCount{}
-	orgNames := map[string]string{}
-	for _, f := range append(append([]string{}, FilterFields...), "org") {
+	out := make(map[string][]FacetCount, len(FilterFields)+1)
+	for _, f := range FilterFields {
 		out[f] = []FacetCount{}
 	}
-	for key, set := range ix.termSets {
-		f, term, _ := strings.Cut(key, "/")
-		n := hits.andCount(set)
-		if n == 0 {
-			continue
+	out["org"] = []FacetCount{}
+	l := snipLang(lang)
+	for i := range ix.facetTab {
+		e := &ix.facetTab[i]
+		if n := hits.andCount(ix.termSets[e.key]); n > 0 {
+			out[e.field] = append(out[e.field], FacetCount{Term: e.term, Label: e.label[l], Count: n})
 		}
-		var label string
-		if f == "org" {
-			if orgNames[term] == "" {
-				set.each(func(d uint32) {
-					if orgNames[term] == "" && ix.docs[d] != nil {
-						orgNames[term] = ix.docs[d].Org
-					}
-				})
-			}
-			label = orgNames[term]
-		} else {
-			label = ix.vocab.Label(f, term, lang)
-		}
-		out[f] = append(out[f], FacetCount{Term: term, Label: label, Count: n})
 	}
 	for _, counts := range out {
-		sort.Slice(counts, func(i, j int) bool {
-			if counts[i].Count != counts[j].Count {
-				return counts[i].Count > counts[j].Count
-			}
-			return counts[i].Term < counts[j].Term
-		})
+		// The table is in term order: a stable sort by count keeps it
+		// within equal counts.
+		slices.SortStableFunc(counts, func(a, b FacetCount) int { return b.Count - a.Count })
 	}
 	return out
+}
+
+// facetEntry is one term of one filter field (or one organisation) with
+// its labels in both readings.
+type facetEntry struct {
+	key, field, term string
+	label            [len(snipLangs)]string
+}
+
+// buildFacets rebuilds the table facets reads: every key of termSets in
+// term order, with its labels. The caller holds the write lock, after any
+// change to the documents.
+func (ix *Index) buildFacets() {
+	tab := make([]facetEntry, 0, len(ix.termSets))
+	for key, set := range ix.termSets {
+		f, term, _ := strings.Cut(key, "/")
+		e := facetEntry{key: key, field: f, term: term}
+		for l, lang := range snipLangs {
+			if f == "org" {
+				set.each(func(d uint32) {
+					if e.label[l] == "" && ix.docs[d] != nil {
+						e.label[l] = ix.docs[d].Org
+					}
+				})
+			} else {
+				e.label[l] = ix.vocab.Label(f, term, lang)
+			}
+		}
+		tab = append(tab, e)
+	}
+	sort.Slice(tab, func(i, j int) bool { return tab[i].term < tab[j].term })
+	ix.facetTab = tab
 }
 
 // textScores runs text as a query and returns each matching case's score

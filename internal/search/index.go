@@ -82,6 +82,9 @@ type Index struct {
 	// number); termNum numbers the terms they hold.
 	snips   []*docSnips
 	termNum map[string]uint32
+	// facetTab lists the keys of termSets with their labels, in term
+	// order; rebuilt after every change (buildFacets).
+	facetTab []facetEntry
 }
 
 // New builds an index over cases.
@@ -149,6 +152,7 @@ func New(v *incidentlib.Vocab, cases []*incidentlib.Case) (*Index, error) {
 		a := <-out[i]
 		ix.add(a.c, a.terms, a.lens, a.snips)
 	}
+	ix.buildFacets()
 	return ix, nil
 }
 
@@ -352,6 +356,7 @@ func (ix *Index) Upsert(c *incidentlib.Case) error {
 	ix.mu.Lock()
 	ix.add(c, terms, lens, snips)
 	ix.compactIfNeeded()
+	ix.buildFacets()
 	ix.mu.Unlock()
 	return nil
 }
@@ -363,6 +368,7 @@ func (ix *Index) Delete(id string) error {
 		ix.retire(d)
 	}
 	ix.compactIfNeeded()
+	ix.buildFacets()
 	ix.mu.Unlock()
 	return nil
 }

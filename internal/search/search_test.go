@@ -563,3 +563,42 @@ func TestUpsertDelete(t *testing.T) {
 	}
 	_ = fmt.Sprint()
 }
+
+// TestFacetsFollowChanges: the facet counts (and the snippet words) follow
+// an update and a deletion: a new organisation and a new root cause show,
+// with their labels, and go again when the case goes.
+func TestFacetsFollowChanges(t *testing.T) {
+	ix := realIndex(t)
+	c := *ix.Case("IL-0049")
+	c.Org, c.OrgSlug = "Quokka Systems", "quokka-systems"
+	c.RootCause = "upgrade"
+	c.Summary.EN = "quokkaflux broke the nodes. " + c.Summary.EN
+	if err := ix.Upsert(&c); err != nil {
+		t.Fatal(err)
+	}
+	count := func(res *search.Result, field, term string) (int, string) {
+		for _, fc := range res.Facets[field] {
+			if fc.Term == term {
+				return fc.Count, fc.Label
+			}
+		}
+		return 0, ""
+	}
+	res := mustSearch(t, ix, search.Query{Text: "quokkaflux", Lang: "en"})
+	if n, label := count(res, "org", "quokka-systems"); n != 1 || label != "Quokka Systems" {
+		t.Errorf("org facet after update: %d %q, want 1 \"Quokka Systems\"", n, label)
+	}
+	if n, _ := count(res, "root_cause", "upgrade"); n != 1 {
+		t.Errorf("root_cause facet after update: %d, want 1", n)
+	}
+	if len(res.Hits) != 1 || !strings.Contains(res.Hits[0].Snippet, "<mark>quokkaflux</mark>") {
+		t.Errorf("the snippet does not mark the updated summary's word: %+v", res.Hits)
+	}
+	if err := ix.Delete("IL-0049"); err != nil {
+		t.Fatal(err)
+	}
+	res = mustSearch(t, ix, search.Query{})
+	if n, _ := count(res, "org", "quokka-systems"); n != 0 {
+		t.Errorf("org facet after delete: %d, want 0", n)
+	}
+}

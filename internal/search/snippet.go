@@ -33,18 +33,14 @@ func joinable(gap string) bool {
 // snippet from them would say the same twice. from names the field the
 // snippet was cut from ("summary", "symptoms", "trigger" or "title"). The
 // text is flattened first, so no Markdown marker or backtick shows.
-func (ix *Index) snippet(d uint32, lang string, terms []string, fields uint8) (snip, from string) {
+//
+// want is the query's terms as term numbers (termNums), nil without terms.
+func (ix *Index) snippet(d uint32, lang string, want []uint32, fields uint8) (snip, from string) {
 	ds := ix.snips[d]
 	texts := &ds[snipLang(lang)]
 	summary := texts[0].text
-	if len(terms) == 0 {
+	if want == nil {
 		return html.EscapeString(cut(summary, 0, SnippetLen)), "summary"
-	}
-	want := make(map[uint32]bool, len(terms))
-	for _, t := range terms {
-		if id, ok := ix.termNum[t]; ok {
-			want[id] = true
-		}
 	}
 	best, bestSpans, from := summary, []span(nil), "summary"
 	if len(want) > 0 {

@@ -1,6 +1,8 @@
 package search
 
 import (
+	"slices"
+
 	"github.com/incidentlib/incidentlib"
 )
 
@@ -42,6 +44,9 @@ type snipText struct {
 	text  string
 	words []snipWord
 	terms []uint32
+	// uniq is the set of terms, sorted: a field that holds none of a
+	// query's terms is skipped without reading its words.
+	uniq []uint32
 }
 
 // docSnips holds a document's snippet texts: [reading][field].
@@ -90,6 +95,7 @@ func (ix *Index) numberSnips(raw *[len(snipLangs)][len(snipFields)]snipRaw) *doc
 				}
 				st.terms[i] = id
 			}
+			st.uniq = slices.Compact(slices.Sorted(slices.Values(st.terms)))
 			ds[l][f] = st
 		}
 	}
@@ -97,16 +103,61 @@ func (ix *Index) numberSnips(raw *[len(snipLangs)][len(snipFields)]snipRaw) *doc
 }
 
 // spans returns the byte ranges of the words of st that yield a term in
-// want (term numbers).
-func (st *snipText) spans(want map[uint32]bool) []span {
+// want (term numbers, sorted, without repeats).
+func (st *snipText) spans(want []uint32) []span {
+	// The terms of want the field holds: a merge of two sorted lists.
+	var buf [16]uint32
+	held := buf[:0]
+	for i, j := 0, 0; i < len(st.uniq) && j < len(want); {
+		switch {
+		case st.uniq[i] < want[j]:
+			i++
+		case st.uniq[i] > want[j]:
+			j++
+		default:
+			held = append(held, want[j])
+			i++
+			j++
+		}
+	}
+	if len(held) == 0 {
+		return nil
+	}
 	var out []span
 	for _, w := range st.words {
 		for _, t := range st.terms[w.lo:w.hi] {
-			if want[t] {
+			if has(held, t) {
 				out = append(out, span{int(w.start), int(w.end)})
 				break
 			}
 		}
 	}
 	return out
+}
+
+// has reports whether the sorted list s holds t.
+func has(s []uint32, t uint32) bool {
+	if len(s) <= 8 {
+		for _, x := range s {
+			if x == t {
+				return true
+			}
+		}
+		return false
+	}
+	_, ok := slices.BinarySearch(s, t)
+	return ok
+}
+
+// termNums returns the numbers of the terms the index knows, sorted and
+// without repeats. The caller holds the read lock.
+func (ix *Index) termNums(terms []string) []uint32 {
+	out := make([]uint32, 0, len(terms))
+	for _, t := range terms {
+		if id, ok := ix.termNum[t]; ok {
+			out = append(out, id)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }

@@ -25,7 +25,7 @@ func TestSnipWordsMatchAnalysis(t *testing.T) {
 	queries := []string{
 		"kube-apiserver OOM", "롤아웃 중 DNS 오류", "conntrack_allowance_exceeded", "CoreDNS 파드가 줄어든 뒤",
 		"Failed to delete kube-system/kube-dns:dns endpoint connections", "certificates expired", "인증서 만료",
-		"webhook timeout", "etcd", "noSuchWordAnywhere zzqx", "nodes NotReady after upgrade", "메모리",
+		"webhook timeout", "etcd", "Failed to delete kube-system/kube-dns:dns endpoint connections, error: error deleting conntrack entries for UDP peer {10.0.0.1, 10.0.0.2} nodes NotReady webhook certificate expired CoreDNS OOMKilled", "noSuchWordAnywhere zzqx", "nodes NotReady after upgrade", "메모리",
 	}
 	checked, marked := 0, 0
 	for _, q := range queries {
@@ -34,12 +34,7 @@ func TestSnipWordsMatchAnalysis(t *testing.T) {
 		for _, term := range terms {
 			want[term] = true
 		}
-		nums := map[uint32]bool{}
-		for _, term := range terms {
-			if id, ok := ix.termNum[term]; ok {
-				nums[id] = true
-			}
-		}
+		nums := ix.termNums(terms)
 		for d, k := range ix.docs {
 			for l, lang := range snipLangs {
 				for f, sf := range snipFields {

@@ -1,8 +1,11 @@
 package server_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
+	"strings"
 	"testing"
 )
 
@@ -38,6 +41,31 @@ func BenchmarkAPISearchJudged(b *testing.B) {
 		h.ServeHTTP(w, req)
 		if w.Code != 200 {
 			b.Fatal(urls[i%len(urls)], w.Code, w.Body.String())
+		}
+	}
+}
+
+// BenchmarkMCPSearchJudged calls search_incidents over stateless
+// Streamable HTTP through the whole handler stack with the judged queries.
+func BenchmarkMCPSearchJudged(b *testing.B) {
+	ts := newServer(b, nil)
+	h := ts.srv.Handler()
+	var bodies []string
+	for _, u := range judgedURLs(b) {
+		q, _ := url.ParseQuery(strings.TrimPrefix(u, "/api/cases?"))
+		arg, _ := json.Marshal(q.Get("q"))
+		bodies = append(bodies, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search_incidents","arguments":{"query":`+string(arg)+`,"limit":5}}}`)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(bodies[i%len(bodies)]))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("MCP-Protocol-Version", "2025-06-18")
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		if w.Code != 200 || !strings.Contains(w.Body.String(), `"result"`) {
+			b.Fatal(w.Code, w.Body.String())
 		}
 	}
 }
