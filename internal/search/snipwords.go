@@ -1,6 +1,7 @@
 package search
 
 import (
+	"maps"
 	"slices"
 
 	"github.com/incidentlib/incidentlib"
@@ -33,20 +34,21 @@ func snipLang(lang string) int {
 	return 0
 }
 
-// snipWord is one word of a flattened text: its byte range, and the range
-// of its terms in snipText.terms.
-type snipWord struct{ start, end, lo, hi int32 }
+// snipWord is one word of a flattened text: its byte range.
+type snipWord struct{ start, end int32 }
 
-// snipText is one field of one case in one reading, flattened, with the
-// analysed terms of every word that yields any, as term numbers. A snippet
-// then costs a scan of these words instead of analysing the text again.
+// snipText is one field of one case in one reading, flattened, with its
+// words and, for each term they yield (by number), the words that yield
+// it. A snippet then costs a merge of the query's terms with the field's
+// and a look at the words of those held, instead of analysing the text.
 type snipText struct {
 	text  string
 	words []snipWord
-	terms []uint32
-	// uniq is the set of terms, sorted: a field that holds none of a
-	// query's terms is skipped without reading its words.
+	// uniq is the field's terms, sorted; the words of uniq[k] are
+	// occ[off[k]:off[k+1]], in order.
 	uniq []uint32
+	off  []int32
+	occ  []int32
 }
 
 // docSnips holds a document's snippet texts: [reading][field].
@@ -57,7 +59,8 @@ type docSnips [len(snipLangs)][len(snipFields)]snipText
 type snipRaw struct {
 	text  string
 	words []snipWord
-	terms []string
+	// terms[i] are the terms of words[i].
+	terms [][]string
 }
 
 // analyseSnips flattens and analyses the snippet fields of c.
@@ -68,10 +71,11 @@ func (ix *Index) analyseSnips(c *incidentlib.Case, cache stemCache) *[len(snipLa
 			r := &out[l][f]
 			r.text = flatten(sf.text(c).In(lang))
 			words(r.text, func(start, end int, lower []byte) {
-				lo := len(r.terms)
-				ix.fast.each(string(lower), cache, func(t string) { r.terms = append(r.terms, t) })
-				if len(r.terms) > lo {
-					r.words = append(r.words, snipWord{int32(start), int32(end), int32(lo), int32(len(r.terms))})
+				var ts []string
+				ix.fast.each(string(lower), cache, func(t string) { ts = append(ts, t) })
+				if len(ts) > 0 {
+					r.words = append(r.words, snipWord{int32(start), int32(end)})
+					r.terms = append(r.terms, ts)
 				}
 			})
 		}
@@ -86,16 +90,25 @@ func (ix *Index) numberSnips(raw *[len(snipLangs)][len(snipFields)]snipRaw) *doc
 	for l := range raw {
 		for f := range raw[l] {
 			r := &raw[l][f]
-			st := snipText{text: r.text, words: r.words, terms: make([]uint32, len(r.terms))}
-			for i, t := range r.terms {
-				id, ok := ix.termNum[t]
-				if !ok {
-					id = uint32(len(ix.termNum))
-					ix.termNum[t] = id
+			byTerm := map[uint32][]int32{}
+			for w, ts := range r.terms {
+				for _, t := range ts {
+					id, ok := ix.termNum[t]
+					if !ok {
+						id = uint32(len(ix.termNum))
+						ix.termNum[t] = id
+					}
+					if ws := byTerm[id]; len(ws) == 0 || ws[len(ws)-1] != int32(w) {
+						byTerm[id] = append(ws, int32(w))
+					}
 				}
-				st.terms[i] = id
 			}
-			st.uniq = slices.Compact(slices.Sorted(slices.Values(st.terms)))
+			st := snipText{text: r.text, words: r.words, off: []int32{0}}
+			st.uniq = slices.Sorted(maps.Keys(byTerm))
+			for _, id := range st.uniq {
+				st.occ = append(st.occ, byTerm[id]...)
+				st.off = append(st.off, int32(len(st.occ)))
+			}
 			ds[l][f] = st
 		}
 	}
@@ -103,11 +116,11 @@ func (ix *Index) numberSnips(raw *[len(snipLangs)][len(snipFields)]snipRaw) *doc
 }
 
 // spans returns the byte ranges of the words of st that yield a term in
-// want (term numbers, sorted, without repeats).
+// want (term numbers, sorted, without repeats), in text order.
 func (st *snipText) spans(want []uint32) []span {
-	// The terms of want the field holds: a merge of two sorted lists.
-	var buf [16]uint32
-	held := buf[:0]
+	var buf [64]int32
+	ws := buf[:0]
+	held := 0
 	for i, j := 0, 0; i < len(st.uniq) && j < len(want); {
 		switch {
 		case st.uniq[i] < want[j]:
@@ -115,38 +128,24 @@ func (st *snipText) spans(want []uint32) []span {
 		case st.uniq[i] > want[j]:
 			j++
 		default:
-			held = append(held, want[j])
+			ws = append(ws, st.occ[st.off[i]:st.off[i+1]]...)
+			held++
 			i++
 			j++
 		}
 	}
-	if len(held) == 0 {
+	if len(ws) == 0 {
 		return nil
 	}
-	var out []span
-	for _, w := range st.words {
-		for _, t := range st.terms[w.lo:w.hi] {
-			if has(held, t) {
-				out = append(out, span{int(w.start), int(w.end)})
-				break
-			}
-		}
+	if held > 1 {
+		slices.Sort(ws)
+		ws = slices.Compact(ws)
+	}
+	out := make([]span, len(ws))
+	for i, w := range ws {
+		out[i] = span{int(st.words[w].start), int(st.words[w].end)}
 	}
 	return out
-}
-
-// has reports whether the sorted list s holds t.
-func has(s []uint32, t uint32) bool {
-	if len(s) <= 8 {
-		for _, x := range s {
-			if x == t {
-				return true
-			}
-		}
-		return false
-	}
-	_, ok := slices.BinarySearch(s, t)
-	return ok
 }
 
 // termNums returns the numbers of the terms the index knows, sorted and
