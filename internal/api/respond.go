@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 
 	"github.com/incidentlib/incidentlib"
 )
@@ -79,15 +80,32 @@ func WriteErrorCode(w http.ResponseWriter, status int, code, msg string) {
 	enc.Encode(ErrorBody{ErrorDetail{code, msg}})
 }
 
+// jsonAppender is a value that writes its own JSON, the same bytes
+// encoding/json would, without reflection (view.SearchResponse).
+type jsonAppender interface{ AppendJSON([]byte) []byte }
+
+var bodyPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
 // WriteJSON answers a GET with v as JSON, with an ETag; a matching
 // If-None-Match gets 304 Not Modified.
 func WriteJSON(w http.ResponseWriter, r *http.Request, status int, v any) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		WriteErrorCode(w, http.StatusInternalServerError, "internal", "the answer could not be encoded")
-		return
+	buf := bodyPool.Get().(*bytes.Buffer)
+	buf.Reset()
+	defer func() {
+		if buf.Cap() <= 1<<20 {
+			bodyPool.Put(buf)
+		}
+	}()
+	if a, ok := v.(jsonAppender); ok {
+		b := a.AppendJSON(buf.AvailableBuffer())
+		buf.Write(append(b, '\n'))
+	} else {
+		enc := json.NewEncoder(buf)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(v); err != nil {
+			WriteErrorCode(w, http.StatusInternalServerError, "internal", "the answer could not be encoded")
+			return
+		}
 	}
 	h := w.Header()
 	h.Set("Content-Type", "application/json; charset=utf-8")

@@ -1,0 +1,192 @@
+package view
+
+import (
+	"math"
+	"slices"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/incidentlib/incidentlib/internal/search"
+)
+
+// AppendJSON appends r as encoding/json writes it with HTML escaping off,
+// byte for byte (TestAppendJSONMatchesEncodingJSON holds it to that), but
+// without reflection: a search answer is the API's hottest body.
+func (r SearchResponse) AppendJSON(b []byte) []byte {
+	b = append(b, `{"items":`...)
+	if r.Items == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+	}
+	for i, it := range r.Items {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"id":`...)
+		b = appendString(b, it.ID)
+		b = append(b, `,"org":`...)
+		b = appendString(b, it.Org)
+		b = append(b, `,"date":`...)
+		b = appendString(b, it.Date)
+		b = append(b, `,"title":{"en":`...)
+		b = appendString(b, it.Title.EN)
+		b = append(b, `,"ko":`...)
+		b = appendString(b, it.Title.KO)
+		b = append(b, `},"root_cause":`...)
+		b = appendString(b, it.RootCause)
+		b = append(b, `,"score":`...)
+		b = appendFloat(b, it.Score)
+		b = append(b, `,"match":`...)
+		b = appendFloat(b, it.Match)
+		b = append(b, `,"snippet":`...)
+		b = appendString(b, it.Snippet)
+		b = append(b, `,"url":`...)
+		b = appendString(b, it.URL)
+		b = append(b, '}')
+	}
+	if r.Items != nil {
+		b = append(b, ']')
+	}
+	b = append(b, `,"total":`...)
+	b = strconv.AppendInt(b, int64(r.Total), 10)
+	b = append(b, `,"offset":`...)
+	b = strconv.AppendInt(b, int64(r.Offset), 10)
+	b = append(b, `,"limit":`...)
+	b = strconv.AppendInt(b, int64(r.Limit), 10)
+	b = append(b, `,"facets":`...)
+	if r.Facets == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '{')
+		keys := make([]string, 0, len(r.Facets))
+		for k := range r.Facets {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for i, k := range keys {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, k)
+			b = append(b, ':')
+			b = appendFacets(b, r.Facets[k])
+		}
+		b = append(b, '}')
+	}
+	if len(r.Notes) > 0 {
+		b = append(b, `,"notes":[`...)
+		for i, n := range r.Notes {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, n)
+		}
+		b = append(b, ']')
+	}
+	b = append(b, `,"terms":`...)
+	b = strconv.AppendInt(b, int64(r.Terms), 10)
+	b = append(b, `,"close":`...)
+	b = strconv.AppendInt(b, int64(r.Close), 10)
+	return append(b, '}')
+}
+
+func appendFacets(b []byte, fs []search.FacetCount) []byte {
+	if fs == nil {
+		return append(b, "null"...)
+	}
+	b = append(b, '[')
+	for i, f := range fs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"term":`...)
+		b = appendString(b, f.Term)
+		b = append(b, `,"label":`...)
+		b = appendString(b, f.Label)
+		b = append(b, `,"count":`...)
+		b = strconv.AppendInt(b, int64(f.Count), 10)
+		b = append(b, '}')
+	}
+	return append(b, ']')
+}
+
+// appendFloat writes f as encoding/json does (ES6 number formatting). NaN
+// and infinities, which encoding/json refuses, are written as 0: scores
+// are finite.
+func appendFloat(b []byte, f float64) []byte {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return append(b, '0')
+	}
+	abs := math.Abs(f)
+	fmt := byte('f')
+	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		fmt = 'e'
+	}
+	b = strconv.AppendFloat(b, f, fmt, -1, 64)
+	if fmt == 'e' {
+		// clean up e-09 to e-9
+		n := len(b)
+		if n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b
+}
+
+const hex = "0123456789abcdef"
+
+// appendString writes s as a JSON string as encoding/json does with HTML
+// escaping off: quotes, backslashes and control characters escaped,
+// U+2028 and U+2029 escaped, invalid UTF-8 replaced by U+FFFD.
+func appendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '\\', '"':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
