@@ -566,14 +566,17 @@ func (ix *Index) facets(hits bitset, lang string) map[string][]FacetCount {
 	l := snipLang(lang)
 	for i := range ix.facetTab {
 		e := &ix.facetTab[i]
-		if n := hits.andCount(ix.termSets[e.key]); n > 0 {
+		if n := hits.andCount(e.set); n > 0 {
 			out[e.field] = append(out[e.field], FacetCount{Term: e.term, Label: e.label[l], Count: n})
 		}
 	}
 	for _, counts := range out {
-		// The table is in term order: a stable sort by count keeps it
-		// within equal counts.
-		slices.SortStableFunc(counts, func(a, b FacetCount) int { return b.Count - a.Count })
+		slices.SortFunc(counts, func(a, b FacetCount) int {
+			if a.Count != b.Count {
+				return b.Count - a.Count
+			}
+			return strings.Compare(a.Term, b.Term)
+		})
 	}
 	return out
 }
@@ -581,18 +584,19 @@ func (ix *Index) facets(hits bitset, lang string) map[string][]FacetCount {
 // facetEntry is one term of one filter field (or one organisation) with
 // its labels in both readings.
 type facetEntry struct {
-	key, field, term string
-	label            [len(snipLangs)]string
+	field, term string
+	set         bitset // as termSets holds it when the table was built
+	label       [len(snipLangs)]string
 }
 
 // buildFacets rebuilds the table facets reads: every key of termSets in
-// term order, with its labels. The caller holds the write lock, after any
-// change to the documents.
+// term order, with its set and labels. The caller holds the write lock,
+// after any change to the documents (a change may move a set).
 func (ix *Index) buildFacets() {
 	tab := make([]facetEntry, 0, len(ix.termSets))
 	for key, set := range ix.termSets {
 		f, term, _ := strings.Cut(key, "/")
-		e := facetEntry{key: key, field: f, term: term}
+		e := facetEntry{field: f, term: term, set: set}
 		for l, lang := range snipLangs {
 			if f == "org" {
 				set.each(func(d uint32) {

@@ -137,6 +137,14 @@ func appendFloat(b []byte, f float64) []byte {
 
 const hex = "0123456789abcdef"
 
+// plain marks the ASCII bytes a JSON string holds as they are.
+var plain = func() (t [utf8.RuneSelf]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
 // appendString writes s as a JSON string as encoding/json does with HTML
 // escaping off: quotes, backslashes and control characters escaped,
 // U+2028 and U+2029 escaped, invalid UTF-8 replaced by U+FFFD.
@@ -145,7 +153,7 @@ func appendString(b []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
+			if plain[c] {
 				i++
 				continue
 			}
