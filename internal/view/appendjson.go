@@ -178,6 +178,14 @@ func appendString(b []byte, s string) []byte {
 			start = i
 			continue
 		}
+		// Three-byte characters (all of Hangul) that are valid and not a
+		// line or paragraph separator pass without decoding.
+		// (E0 may be overlong, E2 holds the separators, ED surrogates.)
+		if c := s[i]; (c == 0xE1 || c >= 0xE3 && c <= 0xEC || c == 0xED && i+1 < len(s) && s[i+1] < 0xA0) &&
+			i+2 < len(s) && s[i+1]&0xC0 == 0x80 && s[i+2]&0xC0 == 0x80 {
+			i += 3
+			continue
+		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		if r == utf8.RuneError && size == 1 {
 			b = append(b, s[start:i]...)

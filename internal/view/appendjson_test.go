@@ -75,7 +75,7 @@ func TestAppendJSONMatchesEncodingJSON(t *testing.T) {
 // TestAppendJSONOddValues: strings with every escape, invalid UTF-8, line
 // separators, and floats at the format boundaries; nil and empty slices.
 func TestAppendJSONOddValues(t *testing.T) {
-	odd := []string{"", "plain", `quo"te \back\slash`, "\x00\x01\x1f\x7f", "\b\f\n\r\t", "<html>&amp;", "\u2028\u2029", "bad \xff\xfe utf8 \xe2\x82", "한국어 ✓ 😀", "\u00e9\u0301"}
+	odd := []string{"", "plain", `quo"te \back\slash`, "\x00\x01\x1f\x7f", "\b\f\n\r\t", "<html>&amp;", "\u2028\u2029", "bad \xff\xfe utf8 \xe2\x82", "한국어 ✓ 😀", "\u00e9\u0301", "\xed\x9f\xbf 힣 \xed\xa0\x80 \xe0\x80\x80 \xe1\x80", "끝\xea\xb0"}
 	floats := []float64{0, 1, -1, 0.5, 1e-7, 1e-6, 123456789, 1e20, 1e21, 1.5e300, 3.141592653589793, -2.5e-10, math.Copysign(0, -1)}
 	for i, s := range odd {
 		r := SearchResponse{
