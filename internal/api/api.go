@@ -27,17 +27,19 @@ const MaxBody = 1 << 20
 
 // API serves /api/.
 type API struct {
-	lib     *library.Library
+	read    library.Reader
+	write   library.Writer
 	baseURL string
 	token   string // empty: writes are disabled
 	log     *slog.Logger
 	now     func() time.Time
 }
 
-// New returns the API over lib. token guards writes; without one, writes
-// answer 401 with a message that says how to enable them.
-func New(lib *library.Library, baseURL, token string, log *slog.Logger) *API {
-	return &API{lib: lib, baseURL: strings.TrimRight(baseURL, "/"), token: token, log: log, now: time.Now}
+// New returns the API: reads from r, writes to w. token guards writes;
+// without one, writes answer 401 with a message that says how to enable
+// them.
+func New(r library.Reader, w library.Writer, baseURL, token string, log *slog.Logger) *API {
+	return &API{read: r, write: w, baseURL: strings.TrimRight(baseURL, "/"), token: token, log: log, now: time.Now}
 }
 
 // Routes lists every route of the API: the OpenAPI test compares it with
@@ -144,10 +146,6 @@ func (a *API) authorized(r *http.Request) bool {
 	return ok && strings.EqualFold(scheme, "Bearer") && subtle.ConstantTimeCompare([]byte(strings.TrimSpace(tok)), []byte(a.token)) == 1
 }
 
-// Authorized is exported for the other faces (pages, MCP) that show private
-// cases to the token holder only.
-func (a *API) Authorized(r *http.Request) bool { return a.authorized(r) }
-
 func (a *API) requireToken(r *http.Request) error {
 	if a.token == "" {
 		return incidentlib.Errorf(incidentlib.ErrUnauthorized, "writes are disabled on this server; start it with INCIDENTLIB_TOKEN or INCIDENTLIB_TOKEN_FILE set")
@@ -178,7 +176,7 @@ func truncate(s string, n int) string {
 
 // visible returns the case when the request may see it.
 func (a *API) visible(r *http.Request, id string) (*incidentlib.Case, error) {
-	c := a.lib.Index.Case(id)
+	c := a.read.Case(id)
 	if c == nil || (c.Private && !a.authorized(r)) {
 		return nil, incidentlib.Errorf(incidentlib.ErrNotFound, "no case %s", id)
 	}
@@ -301,7 +299,7 @@ func (a *API) listCases(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	sq.IncludePrivate = a.authorized(r)
-	res, err := a.lib.Index.Search(sq)
+	res, err := a.read.Search(sq)
 	if err != nil {
 		return err
 	}
@@ -413,7 +411,7 @@ func (a *API) similar(w http.ResponseWriter, r *http.Request) error {
 	if limit < 1 || limit > 50 {
 		return incidentlib.Errorf(incidentlib.ErrInvalid, "limit must be between 1 and 50")
 	}
-	sims, err := a.lib.Index.SimilarTo(id, limit, a.authorized(r))
+	sims, err := a.read.SimilarTo(id, limit, a.authorized(r))
 	if err != nil {
 		return err
 	}
@@ -434,7 +432,7 @@ func (a *API) topics(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	counts := map[string]int{}
-	for _, c := range a.lib.Index.Cases(false) {
+	for _, c := range a.read.Cases(false) {
 		for _, f := range search.FilterFields {
 			for _, id := range incidentlib.CaseTerms(c, f) {
 				counts[f+"/"+id]++
@@ -443,7 +441,7 @@ func (a *API) topics(w http.ResponseWriter, r *http.Request) error {
 	}
 	items := []TopicSummary{}
 	for _, f := range search.FilterFields {
-		for _, t := range a.lib.Vocab.Lists[f] {
+		for _, t := range a.read.Vocab().Lists[f] {
 			items = append(items, TopicSummary{Vocab: f, ID: t.ID, Label: t.Label, Count: counts[f+"/"+t.ID]})
 		}
 	}
@@ -459,11 +457,11 @@ func (a *API) topic(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	tp, err := a.lib.Index.Topic(r.PathValue("term"), lang, a.authorized(r))
+	tp, err := a.read.Topic(r.PathValue("term"), lang, a.authorized(r))
 	if err != nil {
 		return err
 	}
-	WriteJSON(w, r, http.StatusOK, view.NewTopicResponse(tp, lang))
+	WriteJSON(w, r, http.StatusOK, view.NewTopicResponse(tp))
 	return nil
 }
 
@@ -474,7 +472,7 @@ func (a *API) vocab(w http.ResponseWriter, r *http.Request) error {
 	}
 	out := map[string][]incidentlib.Term{}
 	for _, name := range incidentlib.VocabNames {
-		out[name] = a.lib.Vocab.Lists[name]
+		out[name] = a.read.Vocab().Lists[name]
 	}
 	return writeIn(w, r, q, out)
 }
@@ -483,7 +481,7 @@ func (a *API) stats(w http.ResponseWriter, r *http.Request) error {
 	if _, err := params(r); err != nil {
 		return err
 	}
-	WriteJSON(w, r, http.StatusOK, view.ComputeStats(a.lib.Index.Cases(false), a.lib.Vocab))
+	WriteJSON(w, r, http.StatusOK, view.ComputeStats(a.read.Cases(false), a.read.Vocab()))
 	return nil
 }
 
@@ -557,7 +555,7 @@ func (a *API) putCase(w http.ResponseWriter, r *http.Request) error {
 	default:
 		return incidentlib.Errorf(incidentlib.ErrInvalid, "private must be true or false")
 	}
-	created, err := a.lib.Put(r.Context(), &c)
+	created, err := a.write.Put(r.Context(), &c)
 	if err != nil {
 		return err
 	}
@@ -576,7 +574,7 @@ func (a *API) deleteCase(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := a.lib.Delete(r.Context(), id); err != nil {
+	if err := a.write.Delete(r.Context(), id); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -598,7 +596,7 @@ func (a *API) review(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeBody(r, &req); err != nil {
 		return err
 	}
-	c, err := a.lib.MarkReviewed(r.Context(), id, req.ReviewedBy, a.now())
+	c, err := a.write.MarkReviewed(r.Context(), id, req.ReviewedBy, a.now())
 	if err != nil {
 		return err
 	}

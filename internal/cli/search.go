@@ -200,7 +200,7 @@ func topicCmd(e *env) *cobra.Command {
 				return asUserError(err)
 			}
 			if asJSON {
-				return writeJSON(e.stdout, view.NewTopicResponse(tp, lang), true)
+				return writeJSON(e.stdout, view.NewTopicResponse(tp), true)
 			}
 			fmt.Fprintf(e.stdout, "%s (%s) — %s\n%s\n\n", tp.Term.Label.In(lang), tp.Vocab, tp.Term.ID, tp.Term.Description.In(lang))
 			for _, c := range tp.Cases {

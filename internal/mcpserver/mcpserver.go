@@ -16,6 +16,7 @@ import (
 
 	"github.com/incidentlib/incidentlib"
 	"github.com/incidentlib/incidentlib/internal/i18n"
+	"github.com/incidentlib/incidentlib/internal/library"
 	"github.com/incidentlib/incidentlib/internal/search"
 )
 
@@ -27,13 +28,13 @@ const (
 
 // Server holds the MCP server over an index.
 type Server struct {
-	ix      *search.Index
+	ix      library.Reader
 	baseURL string
 	srv     *mcp.Server
 }
 
-// New builds the MCP server and registers its tools.
-func New(ix *search.Index, baseURL, version string) *Server {
+// New builds the MCP server over r and registers its tools.
+func New(ix library.Reader, baseURL, version string) *Server {
 	s := &Server{ix: ix, baseURL: strings.TrimRight(baseURL, "/")}
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: "incidentlib", Title: "incidentlib: infrastructure incident library", Version: version}, &mcp.ServerOptions{
 		Instructions: "A library of public infrastructure incident write-ups (Kubernetes, cloud networking, DNS, control planes, deploys), each a structured case IL-NNNN in Korean and English. " +
@@ -97,9 +98,6 @@ func New(ix *search.Index, baseURL, version string) *Server {
 	s.addResources()
 	return s
 }
-
-// MCP returns the underlying server, for in-process tests and stdio use.
-func (s *Server) MCP() *mcp.Server { return s.srv }
 
 // Handler serves the tools over Streamable HTTP, stateless.
 func (s *Server) Handler(jsonResponse bool) http.Handler {

@@ -2,7 +2,6 @@ package server
 
 import (
 	"compress/gzip"
-	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -24,17 +23,7 @@ import (
 	"github.com/incidentlib/incidentlib/internal/api"
 )
 
-type ctxKey int
-
-const requestIDKey ctxKey = 0
-
 var requestIDRE = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
-
-// RequestID returns the request's id, from its context.
-func RequestID(ctx context.Context) string {
-	id, _ := ctx.Value(requestIDKey).(string)
-	return id
-}
 
 // statusWriter records the status and size of a response.
 type statusWriter struct {
@@ -101,7 +90,6 @@ func (s *Server) observe(h http.Handler) http.Handler {
 		}
 		w.Header().Set("X-Request-Id", id)
 		w.Header().Set("X-Content-Type-Options", "nosniff")
-		r = r.WithContext(context.WithValue(r.Context(), requestIDKey, id))
 		sw := &statusWriter{ResponseWriter: w}
 		defer func() {
 			if p := recover(); p != nil {

@@ -100,7 +100,7 @@ type TopicCase struct {
 }
 
 // NewTopicResponse turns a topic into its JSON form.
-func NewTopicResponse(tp *search.Topic, lang string) TopicResponse {
+func NewTopicResponse(tp *search.Topic) TopicResponse {
 	out := TopicResponse{Vocab: tp.Vocab, Term: tp.Term, Total: len(tp.Cases), Cases: []TopicCase{}, CoOccurring: tp.CoOccurring, ByYear: tp.ByYear}
 	for _, c := range tp.Cases {
 		out.Cases = append(out.Cases, TopicCase{c.ID, c.Org, c.Date, c.Title})

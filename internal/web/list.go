@@ -138,8 +138,8 @@ func (s *Site) caseList(w http.ResponseWriter, r *http.Request, lang string) err
 	st := listState{lang: lang, q: strings.TrimSpace(qv.Get("q")), page: 1}
 	var problems []string
 	orgs := map[string]string{}
-	for _, c := range s.ix.Cases(false) {
-		orgs[c.OrgSlug] = c.Org
+	for _, o := range s.ix.Orgs(false) {
+		orgs[o.Slug] = o.Name
 	}
 	filters := map[string][]string{}
 	for _, fp := range filterParams {

@@ -16,7 +16,7 @@ import (
 	"strings"
 
 	"github.com/incidentlib/incidentlib"
-	"github.com/incidentlib/incidentlib/internal/search"
+	"github.com/incidentlib/incidentlib/internal/library"
 )
 
 // CheckRef is a kubegap check that cites a case, as the case page shows it.
@@ -48,7 +48,7 @@ const DefaultBaseURL = "http://localhost:8080"
 
 // Site renders the web pages. It is safe for concurrent use.
 type Site struct {
-	ix     *search.Index
+	ix     library.Reader
 	vocab  *incidentlib.Vocab
 	base   string
 	checks func(string) []CheckRef
@@ -58,9 +58,9 @@ type Site struct {
 	desk   *desk
 }
 
-// New builds a Site over ix. It parses every template up front, so a broken
+// New builds a Site that reads from ix. It parses every template up front, so a broken
 // template fails at start-up instead of on a reader's request.
-func New(ix *search.Index, opts Options) (*Site, error) {
+func New(ix library.Reader, opts Options) (*Site, error) {
 	if ix == nil {
 		return nil, errors.New("web.New: the search index is nil")
 	}
