@@ -294,10 +294,8 @@ func compress(h http.Handler) http.Handler {
 			h.ServeHTTP(w, r)
 			return
 		}
-		// If-None-Match may carry the weak tag we sent; compare it strong.
-		if inm := r.Header.Get("If-None-Match"); strings.Contains(inm, "W/") {
-			r.Header.Set("If-None-Match", strings.ReplaceAll(inm, "W/", ""))
-		}
+		// If-None-Match may carry the weak tag we sent: httpx.NoneMatch
+		// compares weakly, so it still matches.
 		g := &gzipWriter{ResponseWriter: w}
 		defer g.close()
 		h.ServeHTTP(g, r)

@@ -6,7 +6,6 @@ package web
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"html/template"
@@ -16,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/internal/httpx"
 	"github.com/incidentlib/incidentlib/internal/library"
 )
 
@@ -159,12 +159,8 @@ func isMachinePath(path string) bool {
 // language of the path, or a plain 404 for machine paths.
 func (s *Site) fallback(w http.ResponseWriter, r *http.Request) {
 	if isMachinePath(r.URL.Path) {
-		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		w.Header().Set("X-Content-Type-Options", "nosniff")
-		w.WriteHeader(http.StatusNotFound)
 		// The same shape as the API's errors, so clients parse one format.
-		body, _ := json.Marshal(map[string]map[string]string{"error": {"code": "not_found", "message": "no such endpoint: " + r.URL.Path}})
-		w.Write(append(body, '\n'))
+		httpx.WriteError(w, http.StatusNotFound, "not_found", "no such endpoint: "+r.URL.Path)
 		return
 	}
 	lang := "ko"
