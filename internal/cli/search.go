@@ -68,7 +68,7 @@ any of them), different filters are ANDed.`,
 				return asUserError(err)
 			}
 			if asJSON {
-				return writeJSON(e.stdout, view.NewSearchResponse(res, DefaultBaseURL), true)
+				return writeJSON(e.stdout, view.NewSearchResponse(res, incidentlib.DefaultBaseURL), true)
 			}
 			printResults(e.stdout, ix, res, lang)
 			return nil

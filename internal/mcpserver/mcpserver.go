@@ -196,7 +196,7 @@ func (s *Server) page(q search.Query) (ListOutput, error) {
 	for _, h := range res.Hits {
 		out.Items = append(out.Items, Item{
 			ID: h.Case.ID, Org: h.Case.Org, Date: h.Case.Date, Title: h.Case.Title.In(q.Lang),
-			RootCause: h.Case.RootCause, Snippet: plain(h.Snippet), URL: s.baseURL + "/cases/" + h.Case.ID,
+			RootCause: h.Case.RootCause, Snippet: plain(h.Snippet), URL: incidentlib.CaseURL(s.baseURL, h.Case.ID),
 		})
 	}
 	if next := res.Offset + len(res.Hits); next < res.Total && len(res.Hits) > 0 {
@@ -334,7 +334,7 @@ func (s *Server) getIncident(ctx context.Context, req *mcp.CallToolRequest, in G
 		Terms:         map[string][]string{"domain": c.Domain, "symptoms": c.Symptoms, "components": c.Components, "contributing": c.Contributing},
 		DetectedAfter: deref(c.Timeline.DetectedAfter), ResolvedAfter: deref(c.Timeline.ResolvedAfter),
 		Timeline: events(c.Timeline.Events, l),
-		Sources:  srcs, Related: c.Related, Reviewed: c.Reviewed(), URL: s.baseURL + "/cases/" + c.ID,
+		Sources:  srcs, Related: c.Related, Reviewed: c.Reviewed(), URL: incidentlib.CaseURL(s.baseURL, c.ID),
 	}
 	if in.View == "summary" {
 		// What an agent needs to judge whether to read on.
@@ -386,7 +386,7 @@ func (s *Server) getTopic(ctx context.Context, req *mcp.CallToolRequest, in Topi
 	from := min(max(in.Offset, 0), len(tp.Cases))
 	to := min(from+clampLimit(in.Limit), len(tp.Cases))
 	for _, c := range tp.Cases[from:to] {
-		out.Cases = append(out.Cases, Item{ID: c.ID, Org: c.Org, Date: c.Date, Title: c.Title.In(l), RootCause: c.RootCause, URL: s.baseURL + "/cases/" + c.ID})
+		out.Cases = append(out.Cases, Item{ID: c.ID, Org: c.Org, Date: c.Date, Title: c.Title.In(l), RootCause: c.RootCause, URL: incidentlib.CaseURL(s.baseURL, c.ID)})
 	}
 	if to < len(tp.Cases) {
 		out.NextOffset = to
@@ -513,7 +513,7 @@ func (s *Server) similarIncidents(ctx context.Context, req *mcp.CallToolRequest,
 		out.NextOffset = offset + clampLimit(in.Limit)
 	}
 	for _, x := range sims {
-		out.Items = append(out.Items, SimilarItem{x.Case.ID, x.Case.Org, x.Case.Date, x.Case.Title.In(l), float64(int(x.Score*1000)) / 1000, x.Reason.Label.In(l), s.baseURL + "/cases/" + x.Case.ID})
+		out.Items = append(out.Items, SimilarItem{x.Case.ID, x.Case.Org, x.Case.Date, x.Case.Title.In(l), float64(int(x.Score*1000)) / 1000, x.Reason.Label.In(l), incidentlib.CaseURL(s.baseURL, x.Case.ID)})
 	}
 	return nil, out, nil
 }

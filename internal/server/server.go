@@ -64,7 +64,7 @@ type Config struct {
 
 // DefaultConfig returns the defaults of serve.
 func DefaultConfig() Config {
-	return Config{Addr: "127.0.0.1:8080", LogFormat: "text", LogLevel: "info", RateLimit: 20, RateBurst: 60, ShutdownFor: 10 * time.Second, DrainFor: time.Second}
+	return Config{Addr: incidentlib.DefaultAddr, LogFormat: "text", LogLevel: "info", RateLimit: 20, RateBurst: 60, ShutdownFor: 10 * time.Second, DrainFor: time.Second}
 }
 
 // Server is a running incidentlib serve.
@@ -107,7 +107,7 @@ func NewLogger(cfg Config, w *os.File) (*slog.Logger, error) {
 // index and wires the faces.
 func New(ctx context.Context, cfg Config, st incidentlib.Store, c *corpus.Corpus, log *slog.Logger) (*Server, error) {
 	if cfg.BaseURL == "" {
-		cfg.BaseURL = "http://" + cfg.Addr
+		cfg.BaseURL = incidentlib.BaseURLFor(cfg.Addr)
 	}
 	if !strings.HasPrefix(cfg.BaseURL, "http://") && !strings.HasPrefix(cfg.BaseURL, "https://") {
 		return nil, fmt.Errorf("--base-url %q must start with http:// or https://", cfg.BaseURL)

@@ -30,7 +30,7 @@ type Options struct {
 	// BaseURL is the public address of the site (scheme and host, no
 	// trailing slash), used wherever a page needs an absolute address:
 	// canonical and hreflang links, the feed, the sitemap, and the API and
-	// MCP set-up that readers copy. Empty means http://localhost:8080.
+	// MCP set-up that readers copy. Empty means incidentlib.DefaultBaseURL.
 	BaseURL string
 	// ChecksFor returns the kubegap checks that cite a case. Nil means no
 	// check cites any case yet.
@@ -41,10 +41,6 @@ type Options struct {
 	// editors' desk; nil leaves both off.
 	Desk *Desk
 }
-
-// DefaultBaseURL is the base URL used when Options.BaseURL is empty; it is
-// where `incidentlib serve` listens by default.
-const DefaultBaseURL = "http://localhost:8080"
 
 // Site renders the web pages. It is safe for concurrent use.
 type Site struct {
@@ -66,7 +62,7 @@ func New(ix library.Reader, opts Options) (*Site, error) {
 	}
 	base := strings.TrimRight(strings.TrimSpace(opts.BaseURL), "/")
 	if base == "" {
-		base = DefaultBaseURL
+		base = incidentlib.DefaultBaseURL
 	}
 	if u, err := url.Parse(base); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("web.New: base URL %q is not an absolute http(s) address like https://incidents.example.org", opts.BaseURL)
