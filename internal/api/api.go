@@ -220,69 +220,23 @@ func langParam(q url.Values) (string, error) {
 	return l, nil
 }
 
-// listValues splits repeated and comma-separated values.
-func listValues(q url.Values, name string) []string {
-	var out []string
-	for _, v := range q[name] {
-		for _, p := range strings.Split(v, ",") {
-			if p = strings.TrimSpace(p); p != "" {
-				out = append(out, p)
-			}
-		}
-	}
-	return out
-}
-
-var searchParams = []string{"q", "lang", "domain", "symptoms", "root_cause", "components", "components_all", "contributing", "severity", "org", "year_from", "year_to", "reviewed", "sort", "offset", "limit"}
-
-// QueryFromParams turns query-string parameters into a search.
+// QueryFromParams turns the query string of GET /api/cases into a search,
+// through the search parameter table; the first bad parameter is the error.
 func QueryFromParams(q url.Values) (search.Query, error) {
-	var sq search.Query
-	var err error
-	sq.Text = q.Get("q")
-	if sq.Lang, err = langParam(q); err != nil {
-		return sq, err
+	parsed, probs := search.ParseParams(q, search.FaceAPI, 0)
+	if len(probs) > 0 {
+		return parsed.Query, incidentlib.Errorf(incidentlib.ErrInvalid, "%s", probs[0].Error())
 	}
-	sq.Filters = map[string][]string{}
-	for _, f := range append(append([]string{}, search.FilterFields...), "org") {
-		if vs := listValues(q, f); len(vs) > 0 {
-			sq.Filters[f] = vs
-		}
+	if parsed.Query.Lang == "" {
+		parsed.Query.Lang = "ko"
 	}
-	if vs := listValues(q, "components_all"); len(vs) > 0 {
-		sq.AllOf = map[string][]string{incidentlib.VocabComponents: vs}
-	}
-	if sq.YearFrom, err = intParam(q, "year_from", 0); err != nil {
-		return sq, err
-	}
-	if sq.YearTo, err = intParam(q, "year_to", 0); err != nil {
-		return sq, err
-	}
-	switch q.Get("reviewed") {
-	case "":
-	case "true", "1":
-		t := true
-		sq.Reviewed = &t
-	case "false", "0":
-		f := false
-		sq.Reviewed = &f
-	default:
-		return sq, incidentlib.Errorf(incidentlib.ErrInvalid, "reviewed must be true or false")
-	}
-	sq.Sort = q.Get("sort")
-	if sq.Offset, err = intParam(q, "offset", 0); err != nil {
-		return sq, err
-	}
-	if sq.Limit, err = intParam(q, "limit", 0); err != nil {
-		return sq, err
-	}
-	return sq, nil
+	return parsed.Query, nil
 }
 
 func (a *API) listCases(w http.ResponseWriter, r *http.Request) error {
-	q, err := params(r, searchParams...)
+	q, err := url.ParseQuery(r.URL.RawQuery)
 	if err != nil {
-		return err
+		return incidentlib.Errorf(incidentlib.ErrInvalid, "the query string is malformed: %v", err)
 	}
 	sq, err := QueryFromParams(q)
 	if err != nil {

@@ -167,7 +167,7 @@ func (ix *Index) allowed(q *Query) bitset {
 	} else {
 		set = ix.public.clone()
 	}
-	for _, field := range append(append([]string{}, FilterFields...), "org") {
+	for _, field := range append(append([]string{}, FilterFields...), OrgFilter) {
 		// Any of the values of one field: a case has one severity and one
 		// root cause, so "critical,major" must mean either.
 		if terms := q.Filters[field]; len(terms) > 0 {
@@ -555,7 +555,7 @@ func (ix *Index) Search(q Query) (*Result, error) {
 func (ix *Index) facets(hits bitset, lang string) map[string][]FacetCount {
 	out := map[string][]FacetCount{}
 	orgNames := map[string]string{}
-	for _, f := range append(append([]string{}, FilterFields...), "org") {
+	for _, f := range append(append([]string{}, FilterFields...), OrgFilter) {
 		out[f] = []FacetCount{}
 	}
 	for key, set := range ix.termSets {
@@ -565,7 +565,7 @@ func (ix *Index) facets(hits bitset, lang string) map[string][]FacetCount {
 			continue
 		}
 		var label string
-		if f == "org" {
+		if f == OrgFilter {
 			if orgNames[term] == "" {
 				set.each(func(d uint32) {
 					if orgNames[term] == "" && ix.docs[d] != nil {
