@@ -242,6 +242,10 @@ func (a *API) listCases(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	fields, err := fieldsParam(q, itemFields)
+	if err != nil {
+		return err
+	}
 	sq.IncludePrivate = a.authorized(r)
 	res, err := a.read.Search(sq)
 	if err != nil {
@@ -250,7 +254,11 @@ func (a *API) listCases(w http.ResponseWriter, r *http.Request) error {
 	if sq.IncludePrivate {
 		w.Header().Set("Cache-Control", "private, no-store")
 	}
-	WriteJSON(w, r, http.StatusOK, view.NewSearchResponse(res, a.baseURL))
+	out, err := keepFields(view.NewSearchResponse(res, a.baseURL), fields, "items")
+	if err != nil {
+		return err
+	}
+	WriteJSON(w, r, http.StatusOK, out)
 	return nil
 }
 
@@ -312,7 +320,11 @@ func writeIn(w http.ResponseWriter, r *http.Request, q url.Values, v any) error 
 }
 
 func (a *API) getCase(w http.ResponseWriter, r *http.Request) error {
-	q, err := params(r, "lang")
+	q, err := params(r, "lang", "fields")
+	if err != nil {
+		return err
+	}
+	fields, err := fieldsParam(q, caseFields)
 	if err != nil {
 		return err
 	}
@@ -327,7 +339,11 @@ func (a *API) getCase(w http.ResponseWriter, r *http.Request) error {
 	if c.Private {
 		w.Header().Set("Cache-Control", "private, no-store")
 	}
-	return writeIn(w, r, q, a.withURL(c))
+	out, err := keepFields(a.withURL(c), fields, "")
+	if err != nil {
+		return err
+	}
+	return writeIn(w, r, q, out)
 }
 
 // SimilarResponse is the answer of /api/cases/{id}/similar.

@@ -20,13 +20,14 @@ type ParamKind int
 
 // The kinds of parameters.
 const (
-	KindText  ParamKind = iota // free text, taken as given
-	KindEnum                   // one of Param.Enum
-	KindInt                    // a whole number within Min and Max
-	KindBool                   // true or false (1 or 0)
-	KindTerms                  // vocabulary term ids of Param.Field, repeated or comma-separated; any of them
-	KindAllOf                  // the same, all of them
-	KindOrgs                   // organisations by slug or name; any of them
+	KindText   ParamKind = iota // free text, taken as given
+	KindEnum                    // one of Param.Enum
+	KindInt                     // a whole number within Min and Max
+	KindBool                    // true or false (1 or 0)
+	KindTerms                   // vocabulary term ids of Param.Field, repeated or comma-separated; any of them
+	KindAllOf                   // the same, all of them
+	KindOrgs                    // organisations by slug or name; any of them
+	KindFields                  // the answer's fields to keep, comma-separated; the face checks the names
 )
 
 // Face is a set of the places a parameter is taken.
@@ -79,6 +80,7 @@ var Params = []Param{
 	{Name: "sort", Flag: "sort", Kind: KindEnum, Enum: []string{SortRelevance, SortNewest, SortOldest}, Faces: allFaces, Doc: "relevance (default with a query), date (newest first, default without) or -date."},
 	{Name: "offset", Flag: "offset", Kind: KindInt, Min: 0, Max: MaxOffset, Clamp: true, Faces: FaceAPI | FaceCLI | FaceMCP, Doc: "Results to skip, for paging."},
 	{Name: "limit", Flag: "limit", Kind: KindInt, Min: 1, Max: MaxLimit, Clamp: true, Default: strconv.Itoa(DefaultLimit), Faces: FaceAPI | FaceCLI | FaceMCP, Doc: "Default 20; larger values are clamped and the answer's notes say so."},
+	{Name: "fields", Kind: KindFields, Faces: FaceAPI, Doc: "Answer only these fields of each result, comma-separated (id,title,url); unknown ones are a 400 that lists the accepted ones. Without it, every field."},
 	{Name: "page", Kind: KindInt, Min: 1, Faces: FacePages, Doc: "Page of the list, from 1."},
 }
 
