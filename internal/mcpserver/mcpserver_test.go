@@ -194,15 +194,15 @@ func TestErrorKinds(t *testing.T) {
 		t.Errorf("a failing read: err %v, want a JSON-RPC internal error without its detail", err)
 	}
 
-	// (The SDK gives resource-not-found the code of invalid params; the
+	// (Resource-not-found has the code of invalid params (SEP-2164); the
 	// message tells them apart.)
 	for _, tc := range []struct {
 		uri  string
 		code int64
 		msg  string
 	}{
-		{"incident://IL-9999", mcp.CodeResourceNotFound, "Resource not found"},
-		{"topic://no-such-term", mcp.CodeResourceNotFound, "Resource not found"},
+		{"incident://IL-9999", jsonrpc.CodeInvalidParams, "Resource not found"},
+		{"topic://no-such-term", jsonrpc.CodeInvalidParams, "Resource not found"},
 		{"incident://IL-0049?lang=fr", jsonrpc.CodeInvalidParams, "lang"},
 	} {
 		_, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: tc.uri})
