@@ -220,9 +220,9 @@ func langParam(q url.Values) (string, error) {
 	return l, nil
 }
 
-// QueryFromParams turns the query string of GET /api/cases into a search,
+// queryFromParams turns the query string of GET /api/cases into a search,
 // through the search parameter table; the first bad parameter is the error.
-func QueryFromParams(q url.Values) (search.Query, error) {
+func queryFromParams(q url.Values) (search.Query, error) {
 	parsed, probs := search.ParseParams(q, search.FaceAPI, 0)
 	if len(probs) > 0 {
 		return parsed.Query, incidentlib.Errorf(incidentlib.ErrInvalid, "%s", probs[0].Error())
@@ -238,7 +238,7 @@ func (a *API) listCases(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return incidentlib.Errorf(incidentlib.ErrInvalid, "the query string is malformed: %v", err)
 	}
-	sq, err := QueryFromParams(q)
+	sq, err := queryFromParams(q)
 	if err != nil {
 		return err
 	}
