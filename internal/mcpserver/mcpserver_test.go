@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -241,5 +242,55 @@ func TestSchemaBoundsFromTable(t *testing.T) {
 				t.Errorf("%s: filters.year_from bounds %+v, table %d to %d", tool.Name, p, year.Min, year.Max)
 			}
 		}
+	}
+}
+
+// TestFiltersMatchTable: the filters object of the tools has exactly the
+// table's filter parameters (terms, all-of, organisations and years) of
+// the MCP face, and each one reaches the query.
+func TestFiltersMatchTable(t *testing.T) {
+	var want, got []string
+	for _, p := range search.Params {
+		if p.Faces&search.FaceMCP != 0 && (p.Kind == search.KindTerms || p.Kind == search.KindAllOf || p.Kind == search.KindOrgs || strings.HasPrefix(p.Name, "year_")) {
+			want = append(want, p.Name)
+		}
+	}
+	ft := reflect.TypeFor[Filters]()
+	f := Filters{}
+	fv := reflect.ValueOf(&f).Elem()
+	for i := range ft.NumField() {
+		name, _, _ := strings.Cut(ft.Field(i).Tag.Get("json"), ",")
+		got = append(got, name)
+		switch fv.Field(i).Kind() {
+		case reflect.Slice:
+			fv.Field(i).Set(reflect.ValueOf([]string{"v-" + name}))
+		case reflect.Int:
+			fv.Field(i).SetInt(int64(2000 + i))
+		}
+	}
+	sortStrings(want)
+	sortStrings(got)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("MCP filters (-table +Filters):\n%s", diff)
+	}
+	var q search.Query
+	f.apply(&q)
+	for _, name := range want {
+		p := search.ParamNamed(name)
+		var v []string
+		switch p.Kind {
+		case search.KindAllOf:
+			v = q.AllOf[p.Field]
+		case search.KindInt:
+			continue
+		default:
+			v = q.Filters[p.Field]
+		}
+		if len(v) != 1 || v[0] != "v-"+name {
+			t.Errorf("filter %s does not reach the query's %s: %v", name, p.Field, v)
+		}
+	}
+	if q.YearFrom == 0 || q.YearTo == 0 {
+		t.Errorf("years do not reach the query: %d %d", q.YearFrom, q.YearTo)
 	}
 }
