@@ -27,39 +27,31 @@ const MaxBody = 1 << 20
 
 // API serves /api/.
 type API struct {
-	lib     *library.Library
+	read    library.Reader
+	write   library.Writer
 	baseURL string
 	token   string // empty: writes are disabled
 	log     *slog.Logger
 	now     func() time.Time
 }
 
-// New returns the API over lib. token guards writes; without one, writes
-// answer 401 with a message that says how to enable them.
-func New(lib *library.Library, baseURL, token string, log *slog.Logger) *API {
-	return &API{lib: lib, baseURL: strings.TrimRight(baseURL, "/"), token: token, log: log, now: time.Now}
-}
-
-// Routes lists every route of the API: the OpenAPI test compares it with
-// openapi.json.
-var Routes = []struct{ Method, Path string }{
-	{"GET", "/api/cases"},
-	{"GET", "/api/cases/{id}"},
-	{"PUT", "/api/cases/{id}"},
-	{"DELETE", "/api/cases/{id}"},
-	{"POST", "/api/cases/{id}/review"},
-	{"GET", "/api/cases/{id}/similar"},
-	{"GET", "/api/topics"},
-	{"GET", "/api/topics/{term}"},
-	{"GET", "/api/vocab"},
-	{"GET", "/api/stats"},
-	{"GET", "/api/openapi.json"},
+// New returns the API: reads from r, writes to w. token guards writes;
+// without one, writes answer 401 with a message that says how to enable
+// them.
+func New(r library.Reader, w library.Writer, baseURL, token string, log *slog.Logger) *API {
+	return &API{read: r, write: w, baseURL: strings.TrimRight(baseURL, "/"), token: token, log: log, now: time.Now}
 }
 
 type handler func(w http.ResponseWriter, r *http.Request) error
 
+// Mux is where Install registers the routes; *http.ServeMux is one, and a
+// test may record what is registered.
+type Mux interface {
+	Handle(pattern string, h http.Handler)
+}
+
 // Install registers the API on mux.
-func (a *API) Install(mux *http.ServeMux) {
+func (a *API) Install(mux Mux) {
 	h := map[string]handler{
 		"GET /api/cases":              a.listCases,
 		"GET /api/cases/{id}":         a.getCase,
@@ -85,7 +77,7 @@ func (a *API) Install(mux *http.ServeMux) {
 		if contains(methods, "GET") {
 			allow = strings.Join(append(methods, "HEAD", "OPTIONS"), ", ")
 		}
-		mux.HandleFunc("OPTIONS "+path, func(w http.ResponseWriter, r *http.Request) {
+		mux.Handle("OPTIONS "+path, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			h := w.Header()
 			h.Set("Allow", allow)
 			// Reads are open to every origin; a preflight must say so too, or
@@ -95,16 +87,16 @@ func (a *API) Install(mux *http.ServeMux) {
 			h.Set("Access-Control-Allow-Headers", "If-None-Match, Content-Type, Accept, Accept-Language")
 			h.Set("Access-Control-Max-Age", "86400")
 			w.WriteHeader(http.StatusNoContent)
-		})
+		}))
 		// Any other method on a known path: a JSON 405.
-		mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
+		mux.Handle(path, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Allow", allow)
 			WriteErrorCode(w, http.StatusMethodNotAllowed, "method_not_allowed", fmt.Sprintf("%s is not allowed on %s; allowed: %s", r.Method, path, allow))
-		})
+		}))
 	}
-	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
+	mux.Handle("/api/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		WriteErrorCode(w, http.StatusNotFound, "not_found", fmt.Sprintf("no API route %s; /api/openapi.json lists them", r.URL.Path))
-	})
+	}))
 }
 
 func contains(list []string, s string) bool {
@@ -144,10 +136,6 @@ func (a *API) authorized(r *http.Request) bool {
 	return ok && strings.EqualFold(scheme, "Bearer") && subtle.ConstantTimeCompare([]byte(strings.TrimSpace(tok)), []byte(a.token)) == 1
 }
 
-// Authorized is exported for the other faces (pages, MCP) that show private
-// cases to the token holder only.
-func (a *API) Authorized(r *http.Request) bool { return a.authorized(r) }
-
 func (a *API) requireToken(r *http.Request) error {
 	if a.token == "" {
 		return incidentlib.Errorf(incidentlib.ErrUnauthorized, "writes are disabled on this server; start it with INCIDENTLIB_TOKEN or INCIDENTLIB_TOKEN_FILE set")
@@ -178,7 +166,7 @@ func truncate(s string, n int) string {
 
 // visible returns the case when the request may see it.
 func (a *API) visible(r *http.Request, id string) (*incidentlib.Case, error) {
-	c := a.lib.Index.Case(id)
+	c := a.read.Case(id)
 	if c == nil || (c.Private && !a.authorized(r)) {
 		return nil, incidentlib.Errorf(incidentlib.ErrNotFound, "no case %s", id)
 	}
@@ -232,83 +220,45 @@ func langParam(q url.Values) (string, error) {
 	return l, nil
 }
 
-// listValues splits repeated and comma-separated values.
-func listValues(q url.Values, name string) []string {
-	var out []string
-	for _, v := range q[name] {
-		for _, p := range strings.Split(v, ",") {
-			if p = strings.TrimSpace(p); p != "" {
-				out = append(out, p)
-			}
-		}
+// queryFromParams turns the query string of GET /api/cases into a search,
+// through the search parameter table; the first bad parameter is the error.
+func queryFromParams(q url.Values) (search.Query, error) {
+	parsed, probs := search.ParseParams(q, search.FaceAPI, 0)
+	if len(probs) > 0 {
+		return parsed.Query, incidentlib.Errorf(incidentlib.ErrInvalid, "%s", probs[0].Error())
 	}
-	return out
-}
-
-var searchParams = []string{"q", "lang", "domain", "symptoms", "root_cause", "components", "components_all", "contributing", "severity", "org", "year_from", "year_to", "reviewed", "sort", "offset", "limit"}
-
-// QueryFromParams turns query-string parameters into a search.
-func QueryFromParams(q url.Values) (search.Query, error) {
-	var sq search.Query
-	var err error
-	sq.Text = q.Get("q")
-	if sq.Lang, err = langParam(q); err != nil {
-		return sq, err
+	if parsed.Query.Lang == "" {
+		parsed.Query.Lang = "ko"
 	}
-	sq.Filters = map[string][]string{}
-	for _, f := range append(append([]string{}, search.FilterFields...), "org") {
-		if vs := listValues(q, f); len(vs) > 0 {
-			sq.Filters[f] = vs
-		}
-	}
-	if vs := listValues(q, "components_all"); len(vs) > 0 {
-		sq.AllOf = map[string][]string{incidentlib.VocabComponents: vs}
-	}
-	if sq.YearFrom, err = intParam(q, "year_from", 0); err != nil {
-		return sq, err
-	}
-	if sq.YearTo, err = intParam(q, "year_to", 0); err != nil {
-		return sq, err
-	}
-	switch q.Get("reviewed") {
-	case "":
-	case "true", "1":
-		t := true
-		sq.Reviewed = &t
-	case "false", "0":
-		f := false
-		sq.Reviewed = &f
-	default:
-		return sq, incidentlib.Errorf(incidentlib.ErrInvalid, "reviewed must be true or false")
-	}
-	sq.Sort = q.Get("sort")
-	if sq.Offset, err = intParam(q, "offset", 0); err != nil {
-		return sq, err
-	}
-	if sq.Limit, err = intParam(q, "limit", 0); err != nil {
-		return sq, err
-	}
-	return sq, nil
+	return parsed.Query, nil
 }
 
 func (a *API) listCases(w http.ResponseWriter, r *http.Request) error {
-	q, err := params(r, searchParams...)
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return incidentlib.Errorf(incidentlib.ErrInvalid, "the query string is malformed: %v", err)
+	}
+	sq, err := queryFromParams(q)
 	if err != nil {
 		return err
 	}
-	sq, err := QueryFromParams(q)
+	fields, err := fieldsParam(q, itemFields)
 	if err != nil {
 		return err
 	}
 	sq.IncludePrivate = a.authorized(r)
-	res, err := a.lib.Index.Search(sq)
+	res, err := a.read.Search(sq)
 	if err != nil {
 		return err
 	}
 	if sq.IncludePrivate {
 		w.Header().Set("Cache-Control", "private, no-store")
 	}
-	WriteJSON(w, r, http.StatusOK, view.NewSearchResponse(res, a.baseURL))
+	out, err := keepFields(view.NewSearchResponse(res, a.baseURL), fields, "items")
+	if err != nil {
+		return err
+	}
+	WriteJSON(w, r, http.StatusOK, out)
 	return nil
 }
 
@@ -370,7 +320,11 @@ func writeIn(w http.ResponseWriter, r *http.Request, q url.Values, v any) error 
 }
 
 func (a *API) getCase(w http.ResponseWriter, r *http.Request) error {
-	q, err := params(r, "lang")
+	q, err := params(r, "lang", "fields")
+	if err != nil {
+		return err
+	}
+	fields, err := fieldsParam(q, caseFields)
 	if err != nil {
 		return err
 	}
@@ -385,7 +339,11 @@ func (a *API) getCase(w http.ResponseWriter, r *http.Request) error {
 	if c.Private {
 		w.Header().Set("Cache-Control", "private, no-store")
 	}
-	return writeIn(w, r, q, a.withURL(c))
+	out, err := keepFields(a.withURL(c), fields, "")
+	if err != nil {
+		return err
+	}
+	return writeIn(w, r, q, out)
 }
 
 // SimilarResponse is the answer of /api/cases/{id}/similar.
@@ -413,7 +371,7 @@ func (a *API) similar(w http.ResponseWriter, r *http.Request) error {
 	if limit < 1 || limit > 50 {
 		return incidentlib.Errorf(incidentlib.ErrInvalid, "limit must be between 1 and 50")
 	}
-	sims, err := a.lib.Index.SimilarTo(id, limit, a.authorized(r))
+	sims, err := a.read.SimilarTo(id, limit, a.authorized(r))
 	if err != nil {
 		return err
 	}
@@ -434,7 +392,7 @@ func (a *API) topics(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	counts := map[string]int{}
-	for _, c := range a.lib.Index.Cases(false) {
+	for _, c := range a.read.Cases(false) {
 		for _, f := range search.FilterFields {
 			for _, id := range incidentlib.CaseTerms(c, f) {
 				counts[f+"/"+id]++
@@ -443,7 +401,7 @@ func (a *API) topics(w http.ResponseWriter, r *http.Request) error {
 	}
 	items := []TopicSummary{}
 	for _, f := range search.FilterFields {
-		for _, t := range a.lib.Vocab.Lists[f] {
+		for _, t := range a.read.Vocab().Lists[f] {
 			items = append(items, TopicSummary{Vocab: f, ID: t.ID, Label: t.Label, Count: counts[f+"/"+t.ID]})
 		}
 	}
@@ -459,11 +417,11 @@ func (a *API) topic(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	tp, err := a.lib.Index.Topic(r.PathValue("term"), lang, a.authorized(r))
+	tp, err := a.read.Topic(r.PathValue("term"), lang, a.authorized(r))
 	if err != nil {
 		return err
 	}
-	WriteJSON(w, r, http.StatusOK, view.NewTopicResponse(tp, lang))
+	WriteJSON(w, r, http.StatusOK, view.NewTopicResponse(tp))
 	return nil
 }
 
@@ -474,7 +432,7 @@ func (a *API) vocab(w http.ResponseWriter, r *http.Request) error {
 	}
 	out := map[string][]incidentlib.Term{}
 	for _, name := range incidentlib.VocabNames {
-		out[name] = a.lib.Vocab.Lists[name]
+		out[name] = a.read.Vocab().Lists[name]
 	}
 	return writeIn(w, r, q, out)
 }
@@ -483,7 +441,7 @@ func (a *API) stats(w http.ResponseWriter, r *http.Request) error {
 	if _, err := params(r); err != nil {
 		return err
 	}
-	WriteJSON(w, r, http.StatusOK, view.ComputeStats(a.lib.Index.Cases(false), a.lib.Vocab))
+	WriteJSON(w, r, http.StatusOK, view.ComputeStats(a.read.Cases(false), a.read.Vocab()))
 	return nil
 }
 
@@ -557,7 +515,7 @@ func (a *API) putCase(w http.ResponseWriter, r *http.Request) error {
 	default:
 		return incidentlib.Errorf(incidentlib.ErrInvalid, "private must be true or false")
 	}
-	created, err := a.lib.Put(r.Context(), &c)
+	created, err := a.write.Put(r.Context(), &c)
 	if err != nil {
 		return err
 	}
@@ -576,7 +534,7 @@ func (a *API) deleteCase(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := a.lib.Delete(r.Context(), id); err != nil {
+	if err := a.write.Delete(r.Context(), id); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -598,7 +556,7 @@ func (a *API) review(w http.ResponseWriter, r *http.Request) error {
 	if err := decodeBody(r, &req); err != nil {
 		return err
 	}
-	c, err := a.lib.MarkReviewed(r.Context(), id, req.ReviewedBy, a.now())
+	c, err := a.write.MarkReviewed(r.Context(), id, req.ReviewedBy, a.now())
 	if err != nil {
 		return err
 	}

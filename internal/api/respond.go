@@ -10,22 +10,14 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
-	"strings"
 	"sync"
 
 	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/internal/httpx"
 )
 
 // ErrorBody is the shape of every error answer.
-type ErrorBody struct {
-	Error ErrorDetail `json:"error"`
-}
-
-// ErrorDetail carries a stable code and a message for people.
-type ErrorDetail struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
-}
+type ErrorBody = httpx.ErrorBody
 
 // statusOf maps the shared error kinds to HTTP, in one table.
 var statusOf = []struct {
@@ -71,13 +63,7 @@ func SetCORS(h http.Header) {
 
 // WriteErrorCode answers with a JSON error of the given status and code.
 func WriteErrorCode(w http.ResponseWriter, status int, code, msg string) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-store")
-	w.Header().Del("ETag")
-	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.Encode(ErrorBody{ErrorDetail{code, msg}})
+	httpx.WriteError(w, status, code, msg)
 }
 
 // jsonAppender is a value that writes its own JSON, the same bytes
@@ -116,7 +102,7 @@ func WriteJSON(w http.ResponseWriter, r *http.Request, status int, v any) {
 		if h.Get("Cache-Control") == "" {
 			h.Set("Cache-Control", "public, max-age=60")
 		}
-		if status == http.StatusOK && matchesETag(r.Header.Get("If-None-Match"), etag) {
+		if status == http.StatusOK && httpx.NoneMatch(r.Header.Get("If-None-Match"), etag) {
 			w.WriteHeader(http.StatusNotModified)
 			return
 		}
@@ -125,14 +111,4 @@ func WriteJSON(w http.ResponseWriter, r *http.Request, status int, v any) {
 	if r.Method != http.MethodHead {
 		w.Write(buf.Bytes())
 	}
-}
-
-func matchesETag(header, etag string) bool {
-	for _, t := range strings.Split(header, ",") {
-		t = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(t), "W/"))
-		if t == etag || t == "*" {
-			return true
-		}
-	}
-	return false
 }

@@ -55,7 +55,7 @@ case a line) or CSV (one row a case, lists joined with ";").`,
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "json", "json, jsonl or csv")
-	cmd.Flags().StringVar(&baseURL, "base-url", DefaultBaseURL, "base URL that case URLs are derived from")
+	cmd.Flags().StringVar(&baseURL, "base-url", incidentlib.DefaultBaseURL, "base URL that case URLs are derived from")
 	cmd.Flags().StringVarP(&output, "output", "o", "", "file to write (default standard output)")
 	return cmd
 }

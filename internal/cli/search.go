@@ -4,12 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/incidentlib/incidentlib"
-	"github.com/incidentlib/incidentlib/internal/i18n"
 	"github.com/incidentlib/incidentlib/internal/search"
 	"github.com/incidentlib/incidentlib/internal/view"
 )
@@ -29,14 +29,10 @@ func (e *env) openIndex() (*search.Index, error) {
 }
 
 func searchCmd(e *env) *cobra.Command {
-	var (
-		asJSON           bool
-		lang, sortBy     string
-		limit, offset    int
-		yearFrom, yearTo int
-		org              []string
-		filters          = map[string]*[]string{}
-	)
+	var asJSON bool
+	// The flags come from the search parameter table; their values are read
+	// back as a query string through the same parser as the API's.
+	values := map[string]*[]string{}
 	cmd := &cobra.Command{
 		Use:   "search [flags] QUERY",
 		Short: "Search the cases in Korean, English or both, or with pasted evidence",
@@ -46,29 +42,39 @@ Filters narrow the results: values of one filter are ORed (a case matches with
 any of them), different filters are ANDed.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if !i18n.Valid(lang) {
-				return &ExitError{2, fmt.Errorf("--lang %q is not supported; use ko or en", lang)}
+			v := url.Values{}
+			if len(args) > 0 {
+				v.Set("q", strings.Join(args, " "))
 			}
+			for name, vals := range values {
+				if p := search.ParamNamed(name); p != nil && cmd.Flags().Changed(p.Flag) {
+					v[name] = *vals
+				}
+			}
+			parsed, probs := search.ParseParams(v, search.FaceCLI, 0)
+			if len(probs) > 0 {
+				p := search.ParamNamed(probs[0].Param)
+				msg := probs[0].Error()
+				if p != nil && p.Flag != "" {
+					msg = "--" + p.Flag + ": " + msg
+				}
+				return &ExitError{2, errors.New(msg)}
+			}
+			q := parsed.Query
+			if q.Lang == "" {
+				q.Lang = "ko"
+			}
+			lang := q.Lang
 			ix, err := e.openIndex()
 			if err != nil {
 				return err
-			}
-			q := search.Query{Text: strings.Join(args, " "), Lang: lang, Sort: sortBy, Limit: limit, Offset: offset,
-				YearFrom: yearFrom, YearTo: yearTo, Filters: map[string][]string{}}
-			for f, v := range filters {
-				if len(*v) > 0 {
-					q.Filters[f] = *v
-				}
-			}
-			if len(org) > 0 {
-				q.Filters["org"] = org
 			}
 			res, err := ix.Search(q)
 			if err != nil {
 				return asUserError(err)
 			}
 			if asJSON {
-				return writeJSON(e.stdout, view.NewSearchResponse(res, DefaultBaseURL), true)
+				return writeJSON(e.stdout, view.NewSearchResponse(res, incidentlib.DefaultBaseURL), true)
 			}
 			printResults(e.stdout, ix, res, lang)
 			return nil
@@ -76,27 +82,41 @@ any of them), different filters are ANDed.`,
 	}
 	f := cmd.Flags()
 	f.BoolVar(&asJSON, "json", false, `print {"items": [...], "total": N, "facets": {...}}`)
-	f.StringVar(&lang, "lang", "ko", "language of snippets and labels: ko or en")
-	f.IntVar(&limit, "limit", search.DefaultLimit, fmt.Sprintf("results per page (at most %d)", search.MaxLimit))
-	f.IntVar(&offset, "offset", 0, "results to skip")
-	f.StringVar(&sortBy, "sort", "relevance", "relevance, date (newest first) or -date")
-	f.IntVar(&yearFrom, "year-from", 0, "first year")
-	f.IntVar(&yearTo, "year-to", 0, "last year")
-	f.StringSliceVar(&org, "org", nil, "organisation slug")
-	for _, name := range search.FilterFields {
-		v := new([]string)
-		filters[name] = v
-		flag := strings.ReplaceAll(name, "_", "-")
-		switch name {
-		case incidentlib.VocabComponents:
-			flag = "component"
-		case incidentlib.VocabSymptoms:
-			flag = "symptom"
+	for _, p := range search.Params {
+		if p.Faces&search.FaceCLI == 0 || p.Flag == "" {
+			continue
 		}
-		f.StringSliceVar(v, flag, nil, "filter on "+name+" (repeatable)")
+		v := new([]string)
+		values[p.Name] = v
+		usage := p.Doc
+		switch p.Kind {
+		case search.KindTerms, search.KindAllOf, search.KindOrgs:
+			f.StringSliceVar(v, p.Flag, nil, usage+" (repeatable)")
+		default:
+			if p.Kind == search.KindInt && p.Max > 0 {
+				usage = fmt.Sprintf("%s (%d to %d)", usage, p.Min, p.Max)
+			}
+			f.Var(lastValue{v}, p.Flag, usage)
+			if p.Default != "" {
+				f.Lookup(p.Flag).DefValue = p.Default
+			}
+		}
 	}
 	return cmd
 }
+
+// lastValue is a flag that keeps the last value given, as a one-element
+// list: the form the search parameter parser reads.
+type lastValue struct{ v *[]string }
+
+func (l lastValue) String() string {
+	if l.v == nil || len(*l.v) == 0 {
+		return ""
+	}
+	return (*l.v)[0]
+}
+func (l lastValue) Set(s string) error { *l.v = []string{s}; return nil }
+func (l lastValue) Type() string       { return "string" }
 
 func printResults(w io.Writer, ix *search.Index, res *search.Result, lang string) {
 	for _, n := range res.Notes {
@@ -200,7 +220,7 @@ func topicCmd(e *env) *cobra.Command {
 				return asUserError(err)
 			}
 			if asJSON {
-				return writeJSON(e.stdout, view.NewTopicResponse(tp, lang), true)
+				return writeJSON(e.stdout, view.NewTopicResponse(tp), true)
 			}
 			fmt.Fprintf(e.stdout, "%s (%s) — %s\n%s\n\n", tp.Term.Label.In(lang), tp.Vocab, tp.Term.ID, tp.Term.Description.In(lang))
 			for _, c := range tp.Cases {

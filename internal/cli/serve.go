@@ -116,7 +116,7 @@ file holding it.`,
 				return &ExitError{2, fmt.Errorf("listen on %s: %w; choose another address with --addr", cfg.Addr, err)}
 			}
 			if cfg.BaseURL == "" {
-				cfg.BaseURL = "http://" + ln.Addr().String()
+				cfg.BaseURL = incidentlib.BaseURLFor(ln.Addr().String())
 			}
 			cfg.ChecksFor = checksFor()
 			srv, err := server.New(ctx, cfg, st, c, log)

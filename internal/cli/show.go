@@ -16,10 +16,6 @@ import (
 
 func init() { commands = append(commands, showCmd) }
 
-// DefaultBaseURL is the address case URLs are derived from when no base URL
-// is configured.
-const DefaultBaseURL = "http://localhost:8080"
-
 func showCmd(e *env) *cobra.Command {
 	var lang, baseURL string
 	var asJSON bool
@@ -48,7 +44,7 @@ func showCmd(e *env) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&lang, "lang", "ko", "language of the page: ko or en")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the case as JSON, exactly as the API serves it")
-	cmd.Flags().StringVar(&baseURL, "base-url", DefaultBaseURL, "base URL that case URLs are derived from")
+	cmd.Flags().StringVar(&baseURL, "base-url", incidentlib.DefaultBaseURL, "base URL that case URLs are derived from")
 	return cmd
 }
 

@@ -18,11 +18,62 @@ import (
 	"github.com/incidentlib/incidentlib/internal/search"
 )
 
+// Reader is everything the faces (web pages, API, MCP) read. They depend
+// on it, not on the store or the index, so one place decides what a read
+// is. Methods that take includePrivate show private cases only when it is
+// true; the caller decides it from the request's credentials.
+type Reader interface {
+	// Search runs a query: text, filters, paging and facets.
+	Search(q search.Query) (*search.Result, error)
+	// Case returns a case by id, private or not, or nil.
+	Case(id string) *incidentlib.Case
+	// Cases lists the cases, newest first.
+	Cases(includePrivate bool) []*incidentlib.Case
+	// SimilarTo lists the cases most similar to case id, each with its reason.
+	SimilarTo(id string, limit int, includePrivate bool) ([]search.Similar, error)
+	// SimilarText lists the cases most similar to free text.
+	SimilarText(text string, limit int, includePrivate bool) []search.Similar
+	// Related lists a case's curated and computed relations.
+	Related(id string, limit int, includePrivate bool) ([]search.Similar, error)
+	// Topic describes a vocabulary term: its cases, co-occurring terms, years.
+	Topic(ref, lang string, includePrivate bool) (*search.Topic, error)
+	// FindTerm resolves a term reference to its vocabulary and term.
+	FindTerm(ref string) (string, *incidentlib.Term)
+	// Vocab is the controlled vocabulary.
+	Vocab() *incidentlib.Vocab
+	// Orgs lists the organisations with their slugs and case counts.
+	Orgs(includePrivate bool) []search.OrgCount
+	// Len counts every case; PublicLen only the public ones.
+	Len() int
+	PublicLen() int
+}
+
+// Writer is every change the faces make.
+type Writer interface {
+	// Put validates and stores a case; it reports whether the case is new.
+	Put(ctx context.Context, c *incidentlib.Case) (bool, error)
+	// Delete removes a case.
+	Delete(ctx context.Context, id string) error
+	// MarkReviewed records that a person checked the case against its sources.
+	MarkReviewed(ctx context.Context, id, by string, at time.Time) (*incidentlib.Case, error)
+	// Corrections is where readers' corrections go, or nil when the store
+	// keeps none.
+	Corrections() incidentlib.CorrectionStore
+}
+
+var (
+	_ Reader = (*Library)(nil)
+	_ Writer = (*Library)(nil)
+	// The index alone is a Reader too: read-only uses (the command line,
+	// page tests) need no store.
+	_ Reader = (*search.Index)(nil)
+)
+
 // Library is the running site's collection of cases.
 type Library struct {
-	Store incidentlib.Store
-	Index *search.Index
-	Vocab *incidentlib.Vocab
+	store incidentlib.Store
+	ix    *search.Index
+	vocab *incidentlib.Vocab
 	log   *slog.Logger
 	// writeMu orders writes within this process so that a write's index
 	// update cannot overtake a later one's.
@@ -46,11 +97,65 @@ func Open(ctx context.Context, st incidentlib.Store, c *corpus.Corpus, log *slog
 	if err != nil {
 		return nil, res, err
 	}
-	return &Library{Store: st, Index: ix, Vocab: c.Vocab, log: log}, res, nil
+	return &Library{store: st, ix: ix, vocab: c.Vocab, log: log}, res, nil
 }
 
 // Close releases the index (the store belongs to the caller).
-func (l *Library) Close() error { return l.Index.Close() }
+func (l *Library) Close() error { return l.ix.Close() }
+
+// The reads: the index answers them.
+
+// Search runs a query.
+func (l *Library) Search(q search.Query) (*search.Result, error) { return l.ix.Search(q) }
+
+// Case returns a case by id, or nil.
+func (l *Library) Case(id string) *incidentlib.Case { return l.ix.Case(id) }
+
+// Cases lists the cases, newest first.
+func (l *Library) Cases(includePrivate bool) []*incidentlib.Case { return l.ix.Cases(includePrivate) }
+
+// SimilarTo lists the cases most similar to case id.
+func (l *Library) SimilarTo(id string, limit int, includePrivate bool) ([]search.Similar, error) {
+	return l.ix.SimilarTo(id, limit, includePrivate)
+}
+
+// SimilarText lists the cases most similar to free text.
+func (l *Library) SimilarText(text string, limit int, includePrivate bool) []search.Similar {
+	return l.ix.SimilarText(text, limit, includePrivate)
+}
+
+// Related lists a case's related cases.
+func (l *Library) Related(id string, limit int, includePrivate bool) ([]search.Similar, error) {
+	return l.ix.Related(id, limit, includePrivate)
+}
+
+// Topic describes a vocabulary term.
+func (l *Library) Topic(ref, lang string, includePrivate bool) (*search.Topic, error) {
+	return l.ix.Topic(ref, lang, includePrivate)
+}
+
+// FindTerm resolves a term reference.
+func (l *Library) FindTerm(ref string) (string, *incidentlib.Term) { return l.ix.FindTerm(ref) }
+
+// Vocab is the controlled vocabulary.
+func (l *Library) Vocab() *incidentlib.Vocab { return l.vocab }
+
+// Orgs lists the organisations with their slugs and counts.
+func (l *Library) Orgs(includePrivate bool) []search.OrgCount { return l.ix.Orgs(includePrivate) }
+
+// Len counts every case, private ones included.
+func (l *Library) Len() int { return l.ix.Len() }
+
+// PublicLen counts the public cases.
+func (l *Library) PublicLen() int { return l.ix.PublicLen() }
+
+// Corrections is the store's correction queue, or nil when it keeps none.
+func (l *Library) Corrections() incidentlib.CorrectionStore {
+	if cs, ok := l.store.(incidentlib.CorrectionStore); ok {
+		return cs
+	}
+	return nil
+}
 
 // Validate checks a case exactly as `incidentlib validate` checks a case
 // file: it is written as YAML and read back by the corpus loader; related
@@ -60,17 +165,17 @@ func (l *Library) Validate(c *incidentlib.Case) error {
 	if err != nil {
 		return incidentlib.Errorf(incidentlib.ErrInvalid, "the case cannot be written as a case file: %v", err)
 	}
-	_, _, probs := corpus.ParseCase("cases/"+safeName(c.ID)+".yaml", y, l.Vocab)
+	_, _, probs := corpus.ParseCase("cases/"+safeName(c.ID)+".yaml", y, l.vocab)
 	var msgs []string
 	for _, p := range probs {
 		msgs = append(msgs, p.Msg)
 	}
 	for _, r := range c.Related {
-		if r != c.ID && l.Index.Case(r) == nil {
+		if r != c.ID && l.ix.Case(r) == nil {
 			msgs = append(msgs, fmt.Sprintf("related case %s does not exist", r))
 		}
 	}
-	if r := c.RecurrenceOf; r != nil && *r != c.ID && l.Index.Case(*r) == nil {
+	if r := c.RecurrenceOf; r != nil && *r != c.ID && l.ix.Case(*r) == nil {
 		msgs = append(msgs, fmt.Sprintf("recurrence_of names %s, which does not exist", *r))
 	}
 	if len(msgs) > 0 {
@@ -96,14 +201,14 @@ func (l *Library) Put(ctx context.Context, c *incidentlib.Case) (bool, error) {
 	}
 	l.writeMu.Lock()
 	defer l.writeMu.Unlock()
-	if old := l.Index.Case(c.ID); old != nil && old.Private != c.Private {
+	if old := l.ix.Case(c.ID); old != nil && old.Private != c.Private {
 		return false, incidentlib.Errorf(incidentlib.ErrConflict, "case %s exists and is %s; delete it first to change its visibility", c.ID, vis(old.Private))
 	}
-	created, err := l.Store.Put(ctx, c)
+	created, err := l.store.Put(ctx, c)
 	if err != nil {
 		return false, err
 	}
-	if err := l.Index.Upsert(c); err != nil {
+	if err := l.ix.Upsert(c); err != nil {
 		return created, err
 	}
 	return created, nil
@@ -120,10 +225,10 @@ func vis(private bool) string {
 func (l *Library) Delete(ctx context.Context, id string) error {
 	l.writeMu.Lock()
 	defer l.writeMu.Unlock()
-	if err := l.Store.Delete(ctx, id); err != nil {
+	if err := l.store.Delete(ctx, id); err != nil {
 		return err
 	}
-	return l.Index.Delete(id)
+	return l.ix.Delete(id)
 }
 
 // MarkReviewed records that a person reviewed the case.
@@ -132,7 +237,7 @@ func (l *Library) MarkReviewed(ctx context.Context, id, by string, at time.Time)
 	if by == "" {
 		return nil, incidentlib.Errorf(incidentlib.ErrInvalid, "reviewed_by is required: the name of the person who checked the case against its sources")
 	}
-	cur := l.Index.Case(id)
+	cur := l.ix.Case(id)
 	if cur == nil {
 		return nil, incidentlib.Errorf(incidentlib.ErrNotFound, "no case %s", id)
 	}
@@ -150,23 +255,23 @@ func (l *Library) MarkReviewed(ctx context.Context, id, by string, at time.Time)
 // the shared store.
 func (l *Library) Apply(ctx context.Context, ch incidentlib.Change) error {
 	if ch.Deleted {
-		return l.Index.Delete(ch.ID)
+		return l.ix.Delete(ch.ID)
 	}
-	c, err := l.Store.Case(ctx, ch.ID)
+	c, err := l.store.Case(ctx, ch.ID)
 	if errors.Is(err, incidentlib.ErrNotFound) {
-		return l.Index.Delete(ch.ID)
+		return l.ix.Delete(ch.ID)
 	}
 	if err != nil {
 		return err
 	}
-	return l.Index.Upsert(c)
+	return l.ix.Upsert(c)
 }
 
 // Reload brings the index in line with the store, for a replica that may
 // have missed changes: it upserts the cases that differ and drops those the
 // store no longer has. It returns how many cases changed.
 func (l *Library) Reload(ctx context.Context) (int, error) {
-	cases, err := l.Store.Cases(ctx)
+	cases, err := l.store.Cases(ctx)
 	if err != nil {
 		return 0, err
 	}
@@ -174,17 +279,17 @@ func (l *Library) Reload(ctx context.Context) (int, error) {
 	seen := map[string]bool{}
 	for _, c := range cases {
 		seen[c.ID] = true
-		if cur := l.Index.Case(c.ID); cur != nil && reflect.DeepEqual(cur, c) {
+		if cur := l.ix.Case(c.ID); cur != nil && reflect.DeepEqual(cur, c) {
 			continue
 		}
-		if err := l.Index.Upsert(c); err != nil {
+		if err := l.ix.Upsert(c); err != nil {
 			return changed, err
 		}
 		changed++
 	}
-	for _, c := range l.Index.Cases(true) {
+	for _, c := range l.ix.Cases(true) {
 		if !seen[c.ID] {
-			if err := l.Index.Delete(c.ID); err != nil {
+			if err := l.ix.Delete(c.ID); err != nil {
 				return changed, err
 			}
 			changed++

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/incidentlib/incidentlib"
 )
 
 // Resources: a case as incident://IL-0049 (?lang=ko for Korean), a topic as
@@ -51,7 +53,7 @@ func resourceTarget(raw, scheme string) (string, string, error) {
 	}
 	l, err := lang(u.Query().Get("lang"))
 	if err != nil {
-		return "", "", err
+		return "", "", resourceError(raw, err)
 	}
 	return name, l, nil
 }
@@ -63,7 +65,7 @@ func (s *Server) readIncident(ctx context.Context, req *mcp.ReadResourceRequest)
 	}
 	_, inc, err := s.getIncident(ctx, nil, GetInput{ID: id, Lang: l})
 	if err != nil {
-		return nil, mcp.ResourceNotFoundError(req.Params.URI)
+		return nil, resourceError(req.Params.URI, err)
 	}
 	return jsonResource(req.Params.URI, inc)
 }
@@ -75,7 +77,7 @@ func (s *Server) readTopic(ctx context.Context, req *mcp.ReadResourceRequest) (*
 	}
 	_, tp, err := s.getTopic(ctx, nil, TopicInput{Term: term, Lang: l, Limit: 25})
 	if err != nil {
-		return nil, mcp.ResourceNotFoundError(req.Params.URI)
+		return nil, resourceError(req.Params.URI, err)
 	}
 	return jsonResource(req.Params.URI, tp)
 }
@@ -91,7 +93,7 @@ func jsonResource(uri string, v any) (*mcp.ReadResourceResult, error) {
 func (s *Server) investigatePrompt(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 	errText := strings.TrimSpace(req.Params.Arguments["error"])
 	if errText == "" {
-		return nil, fmt.Errorf("the error argument is empty; paste the error message, log line or symptom")
+		return nil, incidentlib.Errorf(incidentlib.ErrInvalid, "the error argument is empty; paste the error message, log line or symptom")
 	}
 	if len(errText) > 4000 {
 		errText = errText[:4000]

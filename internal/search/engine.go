@@ -168,7 +168,7 @@ func (ix *Index) allowed(q *Query) bitset {
 	} else {
 		set = ix.public.clone()
 	}
-	for _, field := range append(append([]string{}, FilterFields...), "org") {
+	for _, field := range append(append([]string{}, FilterFields...), OrgFilter) {
 		// Any of the values of one field: a case has one severity and one
 		// root cause, so "critical,major" must mean either.
 		if terms := q.Filters[field]; len(terms) > 0 {
@@ -562,7 +562,7 @@ func (ix *Index) facets(hits bitset, lang string) map[string][]FacetCount {
 	for _, f := range FilterFields {
 		out[f] = []FacetCount{}
 	}
-	out["org"] = []FacetCount{}
+	out[OrgFilter] = []FacetCount{}
 	l := snipLang(lang)
 	for i := range ix.facetTab {
 		e := &ix.facetTab[i]
@@ -598,7 +598,7 @@ func (ix *Index) buildFacets() {
 		f, term, _ := strings.Cut(key, "/")
 		e := facetEntry{field: f, term: term, set: set}
 		for l, lang := range snipLangs {
-			if f == "org" {
+			if f == OrgFilter {
 				set.each(func(d uint32) {
 					if e.label[l] == "" && ix.docs[d] != nil {
 						e.label[l] = ix.docs[d].Org

@@ -203,17 +203,17 @@ func (ix *Index) normalize(q *Query) ([]string, error) {
 			}
 		}
 	}
-	if orgs := q.Filters["org"]; len(orgs) > 0 {
+	if orgs := q.Filters[OrgFilter]; len(orgs) > 0 {
 		// An organisation by its slug or its name, in any case: "Datadog",
 		// "datadog" and "DATADOG" are one filter.
 		slugs, err := ix.orgSlugs(orgs, q.IncludePrivate)
 		if err != nil {
 			return nil, err
 		}
-		q.Filters["org"] = slugs
+		q.Filters[OrgFilter] = slugs
 	}
 	for field, terms := range q.Filters {
-		if field == "org" {
+		if field == OrgFilter {
 			continue
 		}
 		known := false

@@ -96,3 +96,28 @@ func (ix *Index) Topic(ref, lang string, includePrivate bool) (*Topic, error) {
 	sort.Slice(tp.ByYear, func(i, j int) bool { return tp.ByYear[i].Year < tp.ByYear[j].Year })
 	return tp, nil
 }
+
+// OrgCount is an organisation with how many cases it has.
+type OrgCount struct {
+	Slug  string `json:"slug"`
+	Name  string `json:"name"`
+	Count int    `json:"count"`
+}
+
+// Orgs lists the organisations of the cases the caller may see, with their
+// slugs (what the org filter takes, besides the name) and counts, by slug.
+func (ix *Index) Orgs(includePrivate bool) []OrgCount {
+	at := map[string]int{}
+	out := []OrgCount{}
+	for _, c := range ix.Cases(includePrivate) {
+		i, ok := at[c.OrgSlug]
+		if !ok {
+			i = len(out)
+			at[c.OrgSlug] = i
+			out = append(out, OrgCount{Slug: c.OrgSlug, Name: c.Org})
+		}
+		out[i].Count++
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Slug < out[j].Slug })
+	return out
+}

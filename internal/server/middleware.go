@@ -2,7 +2,6 @@ package server
 
 import (
 	"compress/gzip"
-	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -24,17 +23,7 @@ import (
 	"github.com/incidentlib/incidentlib/internal/api"
 )
 
-type ctxKey int
-
-const requestIDKey ctxKey = 0
-
 var requestIDRE = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
-
-// RequestID returns the request's id, from its context.
-func RequestID(ctx context.Context) string {
-	id, _ := ctx.Value(requestIDKey).(string)
-	return id
-}
 
 // statusWriter records the status and size of a response.
 type statusWriter struct {
@@ -101,7 +90,6 @@ func (s *Server) observe(h http.Handler) http.Handler {
 		}
 		w.Header().Set("X-Request-Id", id)
 		w.Header().Set("X-Content-Type-Options", "nosniff")
-		r = r.WithContext(context.WithValue(r.Context(), requestIDKey, id))
 		sw := &statusWriter{ResponseWriter: w}
 		defer func() {
 			if p := recover(); p != nil {
@@ -306,10 +294,8 @@ func compress(h http.Handler) http.Handler {
 			h.ServeHTTP(w, r)
 			return
 		}
-		// If-None-Match may carry the weak tag we sent; compare it strong.
-		if inm := r.Header.Get("If-None-Match"); strings.Contains(inm, "W/") {
-			r.Header.Set("If-None-Match", strings.ReplaceAll(inm, "W/", ""))
-		}
+		// If-None-Match may carry the weak tag we sent: httpx.NoneMatch
+		// compares weakly, so it still matches.
 		g := &gzipWriter{ResponseWriter: w}
 		defer g.close()
 		h.ServeHTTP(g, r)

@@ -64,7 +64,7 @@ type Config struct {
 
 // DefaultConfig returns the defaults of serve.
 func DefaultConfig() Config {
-	return Config{Addr: "127.0.0.1:8080", LogFormat: "text", LogLevel: "info", RateLimit: 20, RateBurst: 60, ShutdownFor: 10 * time.Second, DrainFor: time.Second}
+	return Config{Addr: incidentlib.DefaultAddr, LogFormat: "text", LogLevel: "info", RateLimit: 20, RateBurst: 60, ShutdownFor: 10 * time.Second, DrainFor: time.Second}
 }
 
 // Server is a running incidentlib serve.
@@ -82,8 +82,9 @@ type Server struct {
 	http    *http.Server
 	ready   atomic.Bool
 	site    *web.Site
-	// Extra lets further faces register their routes.
-	Extra []func(mux *http.ServeMux, lib *library.Library)
+	// handlerOnce builds handler on the first call of Handler, which tests
+	// and Serve may make from several goroutines.
+	handlerOnce sync.Once
 }
 
 // NewLogger returns the logger the config asks for.
@@ -102,11 +103,11 @@ func NewLogger(cfg Config, w *os.File) (*slog.Logger, error) {
 	return nil, fmt.Errorf("--log-format %q: use text or json", cfg.LogFormat)
 }
 
-// New opens the store, seeds it, builds the index and wires the faces.
-// openStore opens the configured database (SQLite or PostgreSQL).
+// New seeds the store st (opened by the caller) from the corpus, builds the
+// index and wires the faces.
 func New(ctx context.Context, cfg Config, st incidentlib.Store, c *corpus.Corpus, log *slog.Logger) (*Server, error) {
 	if cfg.BaseURL == "" {
-		cfg.BaseURL = "http://" + cfg.Addr
+		cfg.BaseURL = incidentlib.BaseURLFor(cfg.Addr)
 	}
 	if !strings.HasPrefix(cfg.BaseURL, "http://") && !strings.HasPrefix(cfg.BaseURL, "https://") {
 		return nil, fmt.Errorf("--base-url %q must start with http:// or https://", cfg.BaseURL)
@@ -116,18 +117,18 @@ func New(ctx context.Context, cfg Config, st incidentlib.Store, c *corpus.Corpus
 	if err != nil {
 		return nil, err
 	}
-	log.Info("library ready", "cases", lib.Index.Len(), "seeded", seeded.Inserted, "upgraded", seeded.Upgraded)
+	log.Info("library ready", "cases", lib.Len(), "seeded", seeded.Inserted, "upgraded", seeded.Upgraded)
 	s := &Server{cfg: cfg, log: log, store: st, lib: lib, reg: prometheus.NewRegistry()}
 	s.ready.Store(true) // the index is built: reads can be answered
 	s.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	s.metrics = newMetrics(s.reg, func() float64 { return float64(lib.Index.PublicLen()) })
+	s.metrics = newMetrics(s.reg, func() float64 { return float64(lib.PublicLen()) })
 	if cfg.RateLimit > 0 {
 		s.limiter = newLimiter(cfg.RateLimit, max(cfg.RateBurst, 1))
 	}
-	s.api = api.New(lib, cfg.BaseURL, cfg.Token, log)
-	s.mcp = mcpserver.New(lib.Index, cfg.BaseURL, Version)
+	s.api = api.New(lib, lib, cfg.BaseURL, cfg.Token, log)
+	s.mcp = mcpserver.New(lib, cfg.BaseURL, Version)
 	opts := web.Options{BaseURL: cfg.BaseURL, ChecksFor: cfg.ChecksFor, Logger: log}
-	if cs, ok := st.(incidentlib.CorrectionStore); ok {
+	if cs := lib.Corrections(); cs != nil {
 		// Corrections from readers: five an address every ten minutes,
 		// whatever the API's rate.
 		corrections := newLimiter(5.0/600, 5)
@@ -142,7 +143,7 @@ func New(ctx context.Context, cfg Config, st incidentlib.Store, c *corpus.Corpus
 			MinFill: cfg.FormMinFill,
 		}
 	}
-	if s.site, err = web.New(lib.Index, opts); err != nil {
+	if s.site, err = web.New(lib, opts); err != nil {
 		return nil, fmt.Errorf("web pages: %w", err)
 	}
 	return s, nil
@@ -153,9 +154,11 @@ func (s *Server) Library() *library.Library { return s.lib }
 
 // Handler returns the whole HTTP handler, building it on first use.
 func (s *Server) Handler() http.Handler {
-	if s.handler != nil {
-		return s.handler
-	}
+	s.handlerOnce.Do(func() { s.handler = s.buildHandler() })
+	return s.handler
+}
+
+func (s *Server) buildHandler() http.Handler {
 	mux := http.NewServeMux()
 	s.api.Install(mux)
 	mux.Handle("/mcp", limitConcurrency(s.mcp.Handler(s.cfg.MCPJSON), s.cfg.MCPConcurrency))
@@ -165,19 +168,12 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /readyz", s.readyz)
 	mux.Handle("GET /metrics", promhttp.HandlerFor(s.reg, promhttp.HandlerOpts{}))
 	s.site.Install(mux) // pages, and / with the 404 page for unknown paths
-	for _, add := range s.Extra {
-		add(mux, s.lib)
-	}
 	var h http.Handler = mux
 	h = s.rateLimit(h)
 	h = compress(h)
 	h = s.observe(h)
-	s.handler = h
 	return h
 }
-
-// Logger returns the server's logger.
-func (s *Server) Logger() *slog.Logger { return s.log }
 
 // readyz reports ready once the index is built; it names the database state
 // so that operators see a database outage, and stays 200 while the index
@@ -195,7 +191,7 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 		status, state = http.StatusServiceUnavailable, "starting"
 	}
 	w.Header().Set("Cache-Control", "no-store")
-	api.WriteJSON(w, r, status, map[string]any{"status": state, "database": db, "cases": s.lib.Index.PublicLen()})
+	api.WriteJSON(w, r, status, map[string]any{"status": state, "database": db, "cases": s.lib.PublicLen()})
 }
 
 // Follow keeps the index up to date with writes other replicas make to a

@@ -5,7 +5,6 @@ package view
 import (
 	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/incidentlib/incidentlib"
 	"github.com/incidentlib/incidentlib/internal/search"
@@ -14,7 +13,7 @@ import (
 // WithURL returns a copy of c with its canonical URL derived from baseURL.
 func WithURL(c *incidentlib.Case, baseURL string) *incidentlib.Case {
 	cp := *c
-	cp.URL = strings.TrimRight(baseURL, "/") + "/cases/" + c.ID
+	cp.URL = incidentlib.CaseURL(baseURL, c.ID)
 	return &cp
 }
 
@@ -56,7 +55,7 @@ func NewSearchResponse(r *search.Result, baseURL string) SearchResponse {
 		out.Items = append(out.Items, SearchItem{
 			ID: h.Case.ID, Org: h.Case.Org, Date: h.Case.Date, Title: h.Case.Title,
 			RootCause: h.Case.RootCause, Score: round3(h.Score), Match: round3(h.Match), Snippet: h.Snippet,
-			URL: strings.TrimRight(baseURL, "/") + "/cases/" + h.Case.ID,
+			URL: incidentlib.CaseURL(baseURL, h.Case.ID),
 		})
 	}
 	return out
@@ -100,7 +99,7 @@ type TopicCase struct {
 }
 
 // NewTopicResponse turns a topic into its JSON form.
-func NewTopicResponse(tp *search.Topic, lang string) TopicResponse {
+func NewTopicResponse(tp *search.Topic) TopicResponse {
 	out := TopicResponse{Vocab: tp.Vocab, Term: tp.Term, Total: len(tp.Cases), Cases: []TopicCase{}, CoOccurring: tp.CoOccurring, ByYear: tp.ByYear}
 	for _, c := range tp.Cases {
 		out.Cases = append(out.Cases, TopicCase{c.ID, c.Org, c.Date, c.Title})

@@ -178,7 +178,7 @@ func (s *Site) correctionPage(w http.ResponseWriter, r *http.Request, lang strin
 	if err != nil {
 		return err
 	}
-	d := correctData{Case: c, Fields: correctionFields, Token: s.desk.formToken("correct:" + c.ID), Action: langPrefix[lang] + "/cases/" + c.ID + "/correct",
+	d := correctData{Case: c, Fields: correctionFields, Token: s.desk.formToken("correct:" + c.ID), Action: langPrefix[lang] + incidentlib.CasePath(c.ID) + "/correct",
 		Form: correctionForm{Field: r.URL.Query().Get("field")}}
 	return s.renderForm(w, r, lang, http.StatusOK, "correct", T(lang, "correct.title"), d)
 }
@@ -230,7 +230,7 @@ func (s *Site) submitCorrection(w http.ResponseWriter, r *http.Request, lang str
 	// A bot fills every field, the hidden one too, and sends at once. Tell
 	// it nothing: it gets the same thanks a person gets, and nothing is kept.
 	if r.PostForm.Get("website") != "" {
-		http.Redirect(w, r, langPrefix[lang]+"/cases/"+c.ID+"/correct/thanks", http.StatusSeeOther)
+		http.Redirect(w, r, langPrefix[lang]+incidentlib.CasePath(c.ID)+"/correct/thanks", http.StatusSeeOther)
 		return nil
 	}
 	if age < s.desk.MinFill {
@@ -268,7 +268,7 @@ func (s *Site) submitCorrection(w http.ResponseWriter, r *http.Request, lang str
 		}
 		return err
 	}
-	http.Redirect(w, r, langPrefix[lang]+"/cases/"+c.ID+"/correct/thanks", http.StatusSeeOther)
+	http.Redirect(w, r, langPrefix[lang]+incidentlib.CasePath(c.ID)+"/correct/thanks", http.StatusSeeOther)
 	return nil
 }
 

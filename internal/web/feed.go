@@ -95,8 +95,8 @@ func (s *Site) feed(w http.ResponseWriter, r *http.Request, lang string) error {
 		}
 		e := atomEntry{
 			Title:     c.ID + " " + c.Title.In(lang),
-			ID:        s.base + "/cases/" + c.ID,
-			Links:     []atomLink{{Rel: "alternate", Href: s.base + prefix + "/cases/" + c.ID, Type: "text/html", HrefLang: lang}},
+			ID:        incidentlib.CaseURL(s.base, c.ID),
+			Links:     []atomLink{{Rel: "alternate", Href: s.base + prefix + incidentlib.CasePath(c.ID), Type: "text/html", HrefLang: lang}},
 			Published: rfc3339(c.Date),
 			Updated:   up,
 			Summary:   atomText{Type: "text", Body: c.Org + " · " + c.Date + "\n\n" + plain(c.Summary.In(lang))},
@@ -162,7 +162,7 @@ func (s *Site) sitemapPaths() []struct{ path, lastmod string } {
 		if t, err := time.Parse(time.RFC3339, c.UpdatedAt); err == nil {
 			lm = t.UTC().Format("2006-01-02")
 		}
-		out = append(out, entry{"/cases/" + c.ID, lm})
+		out = append(out, entry{incidentlib.CasePath(c.ID), lm})
 	}
 	counts := s.termCounts(cases)
 	for _, v := range incidentlib.VocabNames {

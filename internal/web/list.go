@@ -5,26 +5,30 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/incidentlib/incidentlib"
 	"github.com/incidentlib/incidentlib/internal/search"
 )
 
-// filterParams maps the query parameters of the case list to the search
-// filter they set. The singular names are what the site writes
-// (/cases?component=coredns); the plural ones match the API's field names
-// so a URL copied from either works.
-var filterParams = []struct{ param, alias, field string }{
-	{"root_cause", "", incidentlib.VocabRootCause},
-	{"component", "components", incidentlib.VocabComponents},
-	{"symptom", "symptoms", incidentlib.VocabSymptoms},
-	{"contributing", "", incidentlib.VocabContributing},
-	{"domain", "", incidentlib.VocabDomain},
-	{"severity", "", incidentlib.VocabSeverity},
-	{"org", "", "org"},
-}
+// filterParams are the list's filters, from the search parameter table:
+// the singular names are what the site writes (/cases?component=coredns);
+// the table's names (the API's) are accepted too, so a URL copied from
+// either works.
+var filterParams = func() []struct{ param, field string } {
+	var out []struct{ param, field string }
+	for _, p := range search.Params {
+		if p.Faces&search.FacePages == 0 || (p.Kind != search.KindTerms && p.Kind != search.KindOrgs) {
+			continue
+		}
+		name := p.Name
+		if len(p.Aliases) > 0 {
+			name = p.Aliases[0]
+		}
+		out = append(out, struct{ param, field string }{name, p.Field})
+	}
+	return out
+}()
 
 // paramFor is the list parameter that filters on vocabulary field, or "".
 func paramFor(field string) string {
@@ -134,89 +138,56 @@ type sortOption struct {
 // each bad parameter is named in a message and left out, and the page
 // answers 400 so that crawlers and scripts see the problem too.
 func (s *Site) caseList(w http.ResponseWriter, r *http.Request, lang string) error {
-	qv := r.URL.Query()
-	st := listState{lang: lang, q: strings.TrimSpace(qv.Get("q")), page: 1}
+	parsed, bad := search.ParseParams(r.URL.Query(), search.FacePages, PageSize)
+	q := parsed.Query
+	q.Lang = lang
+	st := listState{lang: lang, q: q.Text, page: parsed.Page, sort: q.Sort}
 	var problems []string
-	orgs := map[string]string{}
-	for _, c := range s.ix.Cases(false) {
-		orgs[c.OrgSlug] = c.Org
-	}
-	filters := map[string][]string{}
-	for _, fp := range filterParams {
-		vals := append([]string{}, qv[fp.param]...)
-		if fp.alias != "" {
-			vals = append(vals, qv[fp.alias]...)
-		}
-		seen := map[string]bool{}
-		for _, raw := range vals {
-			for _, t := range strings.Split(raw, ",") {
-				t = strings.TrimSpace(t)
-				if t == "" || seen[t] {
-					continue
-				}
-				seen[t] = true
-				var label string
-				if fp.field == "org" {
-					name, ok := orgs[t]
-					if !ok {
-						problems = append(problems, Tf(lang, "list.bad_org", echo(t)))
-						continue
-					}
-					label = name
-				} else {
-					if !s.vocab.Has(fp.field, t) {
-						problems = append(problems, Tf(lang, "list.bad_term", echo(t), T(lang, "facet."+fp.field)))
-						continue
-					}
-					label = s.vocab.Label(fp.field, t, lang)
-				}
-				filters[fp.field] = append(filters[fp.field], t)
-				st.filters = append(st.filters, activeFilter{Param: fp.param, Field: fp.field, Term: t, Label: label})
+	for _, b := range bad {
+		switch b.Kind {
+		case search.ProblemUnknown:
+			// Links from elsewhere carry their own parameters (utm_…).
+		case search.ProblemEnum:
+			problems = append(problems, Tf(lang, "list.bad_sort", echo(b.Value)))
+		case search.ProblemYearOrder:
+			problems = append(problems, Tf(lang, "list.bad_year_order", b.Numbers[0], b.Numbers[1]))
+		case search.ProblemNotBool:
+			problems = append(problems, Tf(lang, "list.bad_reviewed", echo(b.Value)))
+		default:
+			switch b.Param {
+			case "page":
+				problems = append(problems, Tf(lang, "list.bad_page", echo(b.Value)))
+			case "year_from", "year_to":
+				problems = append(problems, Tf(lang, "list.bad_year", b.Param, echo(b.Value)))
+			default:
+				problems = append(problems, b.Error())
 			}
 		}
 	}
-	q := search.Query{Text: st.q, Lang: lang, Filters: filters, Limit: PageSize}
-	switch v := qv.Get("sort"); v {
-	case "":
-	case search.SortRelevance, search.SortNewest, search.SortOldest:
-		st.sort, q.Sort = v, v
-	default:
-		problems = append(problems, Tf(lang, "list.bad_sort", echo(v)))
+	orgs := map[string]string{}
+	for _, o := range s.ix.Orgs(false) {
+		orgs[o.Slug] = o.Name
 	}
-	for _, y := range []struct {
-		param string
-		dst   *int
-	}{{"year_from", &q.YearFrom}, {"year_to", &q.YearTo}} {
-		if v := qv.Get(y.param); v != "" {
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 1900 || n > 2999 {
-				problems = append(problems, Tf(lang, "list.bad_year", y.param, echo(v)))
+	q.Filters = map[string][]string{}
+	for _, fv := range parsed.Values {
+		var label string
+		if fv.Field == search.OrgFilter {
+			name, ok := orgs[fv.Value]
+			if !ok {
+				problems = append(problems, Tf(lang, "list.bad_org", echo(fv.Value)))
 				continue
 			}
-			*y.dst = n
-		}
-	}
-	if q.YearFrom != 0 && q.YearTo != 0 && q.YearFrom > q.YearTo {
-		problems = append(problems, Tf(lang, "list.bad_year_order", q.YearFrom, q.YearTo))
-		q.YearFrom, q.YearTo = 0, 0
-	}
-	if v := qv.Get("reviewed"); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			problems = append(problems, Tf(lang, "list.bad_reviewed", echo(v)))
+			label = name
 		} else {
-			q.Reviewed = &b
+			if !s.vocab.Has(fv.Field, fv.Value) {
+				problems = append(problems, Tf(lang, "list.bad_term", echo(fv.Value), T(lang, "facet."+fv.Field)))
+				continue
+			}
+			label = s.vocab.Label(fv.Field, fv.Value, lang)
 		}
+		q.Filters[fv.Field] = append(q.Filters[fv.Field], fv.Value)
+		st.filters = append(st.filters, activeFilter{Param: paramFor(fv.Field), Field: fv.Field, Term: fv.Value, Label: label})
 	}
-	if v := qv.Get("page"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > search.MaxOffset/PageSize+1 { // no multiplication: it could overflow
-			problems = append(problems, Tf(lang, "list.bad_page", echo(v)))
-		} else {
-			st.page = n
-		}
-	}
-	q.Offset = (st.page - 1) * PageSize
 	res, err := s.ix.Search(q)
 	if err != nil {
 		if !errors.Is(err, incidentlib.ErrInvalid) {
@@ -258,7 +229,7 @@ func (s *Site) listData(st listState, res *search.Result, problems []string) lis
 		rest.page = 1
 		rest.filters = append(append([]activeFilter{}, st.filters[:i]...), st.filters[i+1:]...)
 		st.filters[i].Remove = rest.url(nil)
-		if f.Field != "org" {
+		if f.Field != search.OrgFilter {
 			d.HasFacetFilter = true
 		}
 	}

@@ -245,7 +245,7 @@ var messages = map[string]incidentlib.Text{
 	"api.endpoint":     {KO: "주소", EN: "Endpoint"},
 	"api.what":         {KO: "돌려주는 것", EN: "Returns"},
 	"api.ep.cases":     {KO: "검색과 필터, 페이지 나누기. 한 필터에 값을 여럿 주면 그중 하나만 맞아도 되고(severity=critical,major), 서로 다른 필터는 모두 맞아야 합니다. 구성 요소를 모두 갖춘 사례만 보려면 components_all 을 씁니다.", EN: "Search with filters and paging. Several values of one filter match any of them (severity=critical,major); different filters must all hold. components_all asks for cases with every component listed."},
-	"api.ep.case":      {KO: "사례 하나", EN: "One case"},
+	"api.ep.case":      {KO: "사례 하나. fields=id,title,summary 처럼 필요한 항목만 달라고 할 수 있고(목록 검색 결과도 같습니다), 모르는 항목은 받을 수 있는 항목을 알려 주는 400 오류가 됩니다.", EN: "One case. fields=id,title,summary asks for only those fields (search results take it too); an unknown field is a 400 that lists the accepted ones."},
 	"api.ep.similar":   {KO: "비슷한 사례와 그 이유", EN: "Similar cases with the reason for each"},
 	"api.ep.topic":     {KO: "주제 하나: 사례와 함께 나오는 용어", EN: "One topic: its cases and co-occurring terms"},
 	"api.ep.vocab":     {KO: "용어 전체", EN: "Every vocabulary term"},

@@ -120,7 +120,7 @@ func (s *Site) casePage(w http.ResponseWriter, r *http.Request, lang string) err
 		// Ids are upper case; send a hand-typed il-0049 to the real page.
 		if up := strings.ToUpper(id); up != id {
 			if k := s.ix.Case(up); k != nil && !k.Private {
-				http.Redirect(w, r, langPrefix[lang]+"/cases/"+up, http.StatusMovedPermanently)
+				http.Redirect(w, r, langPrefix[lang]+incidentlib.CasePath(up), http.StatusMovedPermanently)
 				return nil
 			}
 		}

@@ -111,7 +111,7 @@ func (s *Site) funcs(lang string) template.FuncMap {
 		"label": func(vocab, id string) string { return s.vocab.Label(vocab, id, lang) },
 		"topic": func(vocab, id string) string { return prefix + s.topicPath(vocab, id) },
 		"caseURL": func(id string) string {
-			return prefix + "/cases/" + id
+			return prefix + incidentlib.CasePath(id)
 		},
 		"vocabName": func(v string) string { return T(lang, "vocab."+v) },
 		"dateKind":  func(k string) string { return T(lang, "date_kind."+k) },

@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"path"
 	"strings"
+
+	"github.com/incidentlib/incidentlib/internal/httpx"
 )
 
 //go:embed static
@@ -88,7 +90,7 @@ func (a *assets) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	} else {
 		h.Set("Cache-Control", "public, max-age=300, must-revalidate")
 	}
-	if match := r.Header.Get("If-None-Match"); match != "" && etagMatch(match, x.etag) {
+	if match := r.Header.Get("If-None-Match"); match != "" && httpx.NoneMatch(match, x.etag) {
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
@@ -97,14 +99,4 @@ func (a *assets) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Write(x.body)
-}
-
-func etagMatch(header, etag string) bool {
-	for _, t := range strings.Split(header, ",") {
-		t = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(t), "W/"))
-		if t == etag || t == "*" {
-			return true
-		}
-	}
-	return false
 }

@@ -6,7 +6,6 @@ package web
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"html/template"
@@ -16,7 +15,8 @@ import (
 	"strings"
 
 	"github.com/incidentlib/incidentlib"
-	"github.com/incidentlib/incidentlib/internal/search"
+	"github.com/incidentlib/incidentlib/internal/httpx"
+	"github.com/incidentlib/incidentlib/internal/library"
 )
 
 // CheckRef is a kubegap check that cites a case, as the case page shows it.
@@ -30,7 +30,7 @@ type Options struct {
 	// BaseURL is the public address of the site (scheme and host, no
 	// trailing slash), used wherever a page needs an absolute address:
 	// canonical and hreflang links, the feed, the sitemap, and the API and
-	// MCP set-up that readers copy. Empty means http://localhost:8080.
+	// MCP set-up that readers copy. Empty means incidentlib.DefaultBaseURL.
 	BaseURL string
 	// ChecksFor returns the kubegap checks that cite a case. Nil means no
 	// check cites any case yet.
@@ -42,13 +42,9 @@ type Options struct {
 	Desk *Desk
 }
 
-// DefaultBaseURL is the base URL used when Options.BaseURL is empty; it is
-// where `incidentlib serve` listens by default.
-const DefaultBaseURL = "http://localhost:8080"
-
 // Site renders the web pages. It is safe for concurrent use.
 type Site struct {
-	ix     *search.Index
+	ix     library.Reader
 	vocab  *incidentlib.Vocab
 	base   string
 	checks func(string) []CheckRef
@@ -58,15 +54,15 @@ type Site struct {
 	desk   *desk
 }
 
-// New builds a Site over ix. It parses every template up front, so a broken
+// New builds a Site that reads from ix. It parses every template up front, so a broken
 // template fails at start-up instead of on a reader's request.
-func New(ix *search.Index, opts Options) (*Site, error) {
+func New(ix library.Reader, opts Options) (*Site, error) {
 	if ix == nil {
 		return nil, errors.New("web.New: the search index is nil")
 	}
 	base := strings.TrimRight(strings.TrimSpace(opts.BaseURL), "/")
 	if base == "" {
-		base = DefaultBaseURL
+		base = incidentlib.DefaultBaseURL
 	}
 	if u, err := url.Parse(base); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("web.New: base URL %q is not an absolute http(s) address like https://incidents.example.org", opts.BaseURL)
@@ -159,12 +155,8 @@ func isMachinePath(path string) bool {
 // language of the path, or a plain 404 for machine paths.
 func (s *Site) fallback(w http.ResponseWriter, r *http.Request) {
 	if isMachinePath(r.URL.Path) {
-		w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		w.Header().Set("X-Content-Type-Options", "nosniff")
-		w.WriteHeader(http.StatusNotFound)
 		// The same shape as the API's errors, so clients parse one format.
-		body, _ := json.Marshal(map[string]map[string]string{"error": {"code": "not_found", "message": "no such endpoint: " + r.URL.Path}})
-		w.Write(append(body, '\n'))
+		httpx.WriteError(w, http.StatusNotFound, "not_found", "no such endpoint: "+r.URL.Path)
 		return
 	}
 	lang := "ko"

@@ -749,8 +749,8 @@ func TestNewRejectsBadBaseURL(t *testing.T) {
 	d, _ := web.New(ix, web.Options{})
 	mux = http.NewServeMux()
 	d.Install(mux)
-	if r := get(t, mux, "/docs/api"); !strings.Contains(r.body, web.DefaultBaseURL+"/mcp") {
-		t.Error("an empty base URL does not default to " + web.DefaultBaseURL)
+	if r := get(t, mux, "/docs/api"); !strings.Contains(r.body, incidentlib.DefaultBaseURL+"/mcp") {
+		t.Error("an empty base URL does not default to " + incidentlib.DefaultBaseURL)
 	}
 }
 

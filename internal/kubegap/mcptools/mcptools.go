@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/incidentlib/incidentlib/internal/mcpcase"
 	"github.com/incidentlib/incidentlib/internal/mcpschema"
 	"io"
 	"strings"
@@ -76,22 +77,14 @@ type ExplainInput struct {
 type IncidentInput struct {
 	ID   string `json:"id" jsonschema:"case id such as IL-0049"`
 	Lang string `json:"lang,omitempty" jsonschema:"en (default) or ko"`
+	View string `json:"view,omitempty" jsonschema:"full (default): every section; summary: title, summary, trigger, terms and sources only"`
 }
 
-// Incident is get_incident's answer: the case, sized for a context window.
+// Incident is get_incident's answer: the case in one language, as
+// incidentlib's MCP gives it, and the kubegap checks that cite it.
 type Incident struct {
-	ID          string   `json:"id"`
-	Org         string   `json:"org"`
-	Date        string   `json:"date"`
-	Title       string   `json:"title"`
-	Summary     string   `json:"summary"`
-	Trigger     string   `json:"trigger"`
-	Lessons     string   `json:"lessons"`
-	RootCause   string   `json:"root_cause"`
-	Components  []string `json:"components"`
-	Remediation []string `json:"remediation"`
-	Sources     []string `json:"sources"`
-	CitedBy     []string `json:"cited_by"`
+	mcpcase.Incident
+	CitedBy []string `json:"cited_by" jsonschema:"the kubegap checks that cite the case"`
 }
 
 func lang(l string) (string, error) { return i18n.ParseLang(l, "en") }
@@ -159,21 +152,14 @@ func NewServer(o Options) *mcp.Server {
 		if err != nil {
 			return nil, Incident{}, err
 		}
+		if !mcpcase.ValidView(in.View) {
+			return nil, Incident{}, fmt.Errorf("view %q is not known; use full or summary", in.View)
+		}
 		k := o.Corpus.Case(strings.ToUpper(strings.TrimSpace(in.ID)))
 		if k == nil {
 			return nil, Incident{}, fmt.Errorf("no case %q in the corpus", in.ID)
 		}
-		inc := Incident{
-			ID: k.ID, Org: k.Org, Date: k.Date, Title: k.Title.In(l), Summary: k.Summary.In(l),
-			Trigger: k.Trigger.In(l), Lessons: k.Lessons.In(l), RootCause: k.RootCause,
-			Components: k.Components, Remediation: []string{}, Sources: []string{}, CitedBy: []string{},
-		}
-		for _, r := range k.Remediation {
-			inc.Remediation = append(inc.Remediation, r.Text.In(l))
-		}
-		for _, src := range k.Sources {
-			inc.Sources = append(inc.Sources, src.URL)
-		}
+		inc := Incident{Incident: mcpcase.Project(k, l, in.View, ""), CitedBy: []string{}}
 		for _, c := range checks.All() {
 			for _, id := range c.Cases {
 				if id == k.ID {

@@ -1,0 +1,82 @@
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/incidentlib/incidentlib"
+)
+
+// getTopicTool is the get_topic tool.
+func getTopicTool(s *Server) tool {
+	return newTool(&mcp.Tool{
+		Name:        "get_topic",
+		Title:       "Get a topic",
+		Description: "Everything about one vocabulary term (a component such as coredns, a root cause such as config-change, a symptom, a contributing factor): its cases, the terms that co-occur with it and counts by year.",
+		Annotations: readOnly("Get a topic"),
+	}, s.getTopic)
+}
+
+// TopicInput is the input of get_topic.
+type TopicInput struct {
+	Term   string `json:"term" jsonschema:"a term id such as coredns or config-change; vocab:term when an id exists in several vocabularies"`
+	Lang   string `json:"lang,omitempty" jsonschema:"language of the answer: en (default) or ko"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"cases to list, 1 to 25 (default 10)"`
+	Offset int    `json:"offset,omitempty" jsonschema:"cases to skip, for paging"`
+}
+
+// TermCount is a co-occurring term.
+type TermCount struct {
+	Term  string `json:"term"`
+	Label string `json:"label"`
+	Count int    `json:"count"`
+}
+
+// TopicOutput describes a topic.
+type TopicOutput struct {
+	Vocab       string                 `json:"vocab"`
+	Term        string                 `json:"term"`
+	Label       string                 `json:"label"`
+	Description string                 `json:"description"`
+	Total       int                    `json:"total"`
+	Cases       []Item                 `json:"cases"`
+	CoOccurring map[string][]TermCount `json:"co_occurring"`
+	ByYear      map[string]int         `json:"by_year"`
+	NextOffset  int                    `json:"next_offset,omitempty" jsonschema:"pass as offset for the next cases; absent on the last page"`
+}
+
+func (s *Server) getTopic(ctx context.Context, req *mcp.CallToolRequest, in TopicInput) (*mcp.CallToolResult, TopicOutput, error) {
+	l, err := lang(in.Lang)
+	if err != nil {
+		return nil, TopicOutput{}, err
+	}
+	tp, err := s.ix.Topic(strings.TrimSpace(in.Term), l, false)
+	if err != nil {
+		return nil, TopicOutput{}, fmt.Errorf("%w; the vocab tool lists the terms", err)
+	}
+	out := TopicOutput{Vocab: tp.Vocab, Term: tp.Term.ID, Label: tp.Term.Label.In(l), Description: tp.Term.Description.In(l),
+		Total: len(tp.Cases), Cases: []Item{}, CoOccurring: map[string][]TermCount{}, ByYear: map[string]int{}}
+	from := min(max(in.Offset, 0), len(tp.Cases))
+	to := min(from+clampLimit(in.Limit), len(tp.Cases))
+	for _, c := range tp.Cases[from:to] {
+		out.Cases = append(out.Cases, Item{ID: c.ID, Org: c.Org, Date: c.Date, Title: c.Title.In(l), RootCause: c.RootCause, URL: incidentlib.CaseURL(s.baseURL, c.ID)})
+	}
+	if to < len(tp.Cases) {
+		out.NextOffset = to
+	}
+	for f, fcs := range tp.CoOccurring {
+		for i, fc := range fcs {
+			if i == 5 {
+				break
+			}
+			out.CoOccurring[f] = append(out.CoOccurring[f], TermCount{fc.Term, fc.Label, fc.Count})
+		}
+	}
+	for _, y := range tp.ByYear {
+		out.ByYear[fmt.Sprint(y.Year)] = y.Count
+	}
+	return nil, out, nil
+}

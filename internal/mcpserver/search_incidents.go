@@ -1,0 +1,45 @@
+package mcpserver
+
+import (
+	"context"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/internal/search"
+)
+
+// searchIncidentsTool is the search_incidents tool.
+func searchIncidentsTool(s *Server) tool {
+	return newTool(&mcp.Tool{
+		Name:  "search_incidents",
+		Title: "Search incidents",
+		Description: "Search the incident library in Korean or English. Use it first when debugging or designing: paste a symptom, an error message, a log line, a metric name or a component (e.g. \"CoreDNS timeouts after scale-down\", \"conntrack_allowance_exceeded\", \"kube-apiserver OOM\"). " +
+			"Optional filters narrow by vocabulary terms (see the vocab tool). Returns short items with a snippet; call get_incident for a whole case. Results are paged: pass next_offset back as offset for more.",
+		Annotations: readOnly("Search incidents"),
+	}, s.searchIncidents)
+}
+
+// SearchInput is the input of search_incidents.
+type SearchInput struct {
+	Query   string   `json:"query" jsonschema:"what to look for, in Korean or English: symptoms, error messages, log lines, components"`
+	Lang    string   `json:"lang,omitempty" jsonschema:"language of the answer: en (default) or ko"`
+	Filters *Filters `json:"filters,omitempty" jsonschema:"optional filters on vocabulary terms, organisation and years"`
+	Limit   int      `json:"limit,omitempty" jsonschema:"results to return, 1 to 25 (default 10)"`
+	Offset  int      `json:"offset,omitempty" jsonschema:"results to skip, for paging"`
+}
+
+func (s *Server) searchIncidents(ctx context.Context, req *mcp.CallToolRequest, in SearchInput) (*mcp.CallToolResult, ListOutput, error) {
+	l, err := lang(in.Lang)
+	if err != nil {
+		return nil, ListOutput{}, err
+	}
+	if strings.TrimSpace(in.Query) == "" {
+		return nil, ListOutput{}, incidentlib.Errorf(incidentlib.ErrInvalid, "query is empty; describe the symptom or paste the error, or use list_incidents to browse")
+	}
+	q := search.Query{Text: in.Query, Lang: l, Limit: clampLimit(in.Limit), Offset: in.Offset, NoFacets: true}
+	in.Filters.apply(&q)
+	out, err := s.page(q)
+	return nil, out, err
+}

@@ -1,0 +1,136 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/internal/mcpschema"
+	"github.com/incidentlib/incidentlib/internal/search"
+)
+
+// tools is the one list of the server's tools. Each is a constructor in its
+// own file returning the tool's definition and handler; the server, the
+// API page, the README and the CI Inspector check all follow this list
+// (tests hold the documents to it).
+func (s *Server) tools() []tool {
+	return []tool{
+		searchIncidentsTool(s),
+		getIncidentTool(s),
+		listIncidentsTool(s),
+		getTopicTool(s),
+		vocabTool(s),
+		similarIncidentsTool(s),
+	}
+}
+
+// Tools returns the definitions of every tool, in the list's order, for
+// the documents that name them.
+func Tools() []*mcp.Tool {
+	var out []*mcp.Tool
+	for _, t := range (&Server{}).tools() {
+		out = append(out, t.def)
+	}
+	return out
+}
+
+// tool is a definition with the handler that serves it, its types erased
+// so that tools with different inputs sit in one list.
+type tool struct {
+	def *mcp.Tool
+	add func(*mcp.Server)
+}
+
+// newTool completes def (its input schema comes from In, with the bounds
+// of the search parameter table) and wraps h so that its errors keep their
+// kinds.
+func newTool[In, Out any](def *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) tool {
+	def.InputSchema = inputSchema[In]()
+	return tool{def: def, add: func(srv *mcp.Server) {
+		mcp.AddTool(srv, def, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
+			res, out, err := h(ctx, req, in)
+			return res, out, toolError(err)
+		})
+	}}
+}
+
+func readOnly(title string) *mcp.ToolAnnotations {
+	f := false
+	return &mcp.ToolAnnotations{Title: title, ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: &f}
+}
+
+// inputSchema is the input schema of a tool taking T. The closed sets and
+// bounds the search parameter table holds (lang, offset, the years of the
+// filters) come from the table, so the API and MCP say the same. (The
+// descriptions stay MCP's own: they carry examples an agent needs.)
+func inputSchema[T any]() *jsonschema.Schema {
+	s := mcpschema.Input[T]()
+	for name, p := range s.Properties {
+		sp := search.ParamNamed(name)
+		if sp == nil {
+			continue
+		}
+		switch name {
+		case "lang":
+			p.Enum = toAny(sp.Enum)
+		case "offset":
+			m := float64(sp.Max)
+			p.Maximum = &m
+		}
+	}
+	if f, ok := s.Properties["filters"]; ok {
+		for name, p := range f.Properties {
+			if sp := search.ParamNamed(name); sp != nil && sp.Kind == search.KindInt && sp.Max > 0 {
+				lo, hi := float64(sp.Min), float64(sp.Max)
+				p.Minimum, p.Maximum = &lo, &hi
+			}
+		}
+	}
+	return s
+}
+
+func toAny(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}
+
+// The shared error kinds, as MCP gives them. Bad input and a missing case
+// are the caller's to fix: they are tool results with isError, whose text
+// an agent reads and acts on. Anything else is the server's failure: a
+// JSON-RPC internal error without its detail.
+var errorKinds = []error{incidentlib.ErrInvalid, incidentlib.ErrNotFound}
+
+func toolError(err error) error {
+	if err == nil {
+		return nil
+	}
+	for _, k := range errorKinds {
+		if errors.Is(err, k) {
+			return err
+		}
+	}
+	var wire *jsonrpc.Error
+	if errors.As(err, &wire) {
+		return err
+	}
+	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the tool failed on the server; try again, or report it if it persists"}
+}
+
+// resourceError maps an error of reading uri: a missing case or topic is
+// the protocol's resource-not-found, bad input invalid params.
+func resourceError(uri string, err error) error {
+	switch {
+	case errors.Is(err, incidentlib.ErrNotFound):
+		return mcp.ResourceNotFoundError(uri)
+	case errors.Is(err, incidentlib.ErrInvalid):
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
+	}
+	return toolError(err)
+}

@@ -1,0 +1,71 @@
+package mcpserver
+
+import (
+	"context"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/internal/search"
+)
+
+// vocabTool is the vocab tool.
+func vocabTool(s *Server) tool {
+	return newTool(&mcp.Tool{
+		Name:        "vocab",
+		Title:       "Controlled vocabulary",
+		Description: "List the controlled terms (ids, labels and descriptions) of one vocabulary or of all: domain, symptoms, root_cause, components, contributing, severity. Use the ids as filters in search_incidents and list_incidents.",
+		Annotations: readOnly("Controlled vocabulary"),
+	}, s.vocab)
+}
+
+// VocabInput is the input of vocab.
+type VocabInput struct {
+	Vocab string `json:"vocab,omitempty" jsonschema:"one vocabulary: domain, symptoms, root_cause, components, contributing or severity; empty for all"`
+	Lang  string `json:"lang,omitempty" jsonschema:"language of labels: en (default) or ko"`
+	Brief bool   `json:"brief,omitempty" jsonschema:"ids and labels only, with the aliases people paste, without descriptions (about a fifth of the size)"`
+}
+
+// VocabTerm is one term.
+type VocabTerm struct {
+	ID          string   `json:"id"`
+	Label       string   `json:"label"`
+	Description string   `json:"description,omitempty"`
+	Aliases     []string `json:"aliases,omitempty" jsonschema:"words people paste for the term (OOMKilled, CrashLoopBackOff, HPA); a search holding one finds the term's cases"`
+}
+
+// VocabOutput lists terms by vocabulary.
+type VocabOutput struct {
+	Vocabularies map[string][]VocabTerm `json:"vocabularies"`
+}
+
+func (s *Server) vocab(ctx context.Context, req *mcp.CallToolRequest, in VocabInput) (*mcp.CallToolResult, VocabOutput, error) {
+	l, err := lang(in.Lang)
+	if err != nil {
+		return nil, VocabOutput{}, err
+	}
+	names := search.FilterFields
+	if in.Vocab != "" {
+		ok := false
+		for _, n := range names {
+			ok = ok || n == in.Vocab
+		}
+		if !ok {
+			return nil, VocabOutput{}, incidentlib.Errorf(incidentlib.ErrInvalid, "no vocabulary %q; use one of %s", in.Vocab, strings.Join(names, ", "))
+		}
+		names = []string{in.Vocab}
+	}
+	out := VocabOutput{Vocabularies: map[string][]VocabTerm{}}
+	v := s.ix.Vocab()
+	for _, n := range names {
+		for _, t := range v.Lists[n] {
+			vt := VocabTerm{ID: t.ID, Label: t.Label.In(l), Aliases: t.Aliases}
+			if !in.Brief {
+				vt.Description = t.Description.In(l)
+			}
+			out.Vocabularies[n] = append(out.Vocabularies[n], vt)
+		}
+	}
+	return nil, out, nil
+}

@@ -1,0 +1,286 @@
+package search
+
+import (
+	"fmt"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/incidentlib/incidentlib"
+)
+
+// OrgFilter is the filter field of organisations in Query.Filters, and the
+// name of its parameter everywhere.
+const OrgFilter = "org"
+
+// ParamKind is how a parameter's value is read.
+type ParamKind int
+
+// The kinds of parameters.
+const (
+	KindText   ParamKind = iota // free text, taken as given
+	KindEnum                    // one of Param.Enum
+	KindInt                     // a whole number within Min and Max
+	KindBool                    // true or false (1 or 0)
+	KindTerms                   // vocabulary term ids of Param.Field, repeated or comma-separated; any of them
+	KindAllOf                   // the same, all of them
+	KindOrgs                    // organisations by slug or name; any of them
+	KindFields                  // the answer's fields to keep, comma-separated; the face checks the names
+)
+
+// Face is a set of the places a parameter is taken.
+type Face uint8
+
+// The faces that read search parameters.
+const (
+	FaceAPI   Face = 1 << iota // GET /api/cases
+	FacePages                  // the case list page
+	FaceCLI                    // incidentlib search
+	FaceMCP                    // search_incidents and list_incidents (as JSON input, not a query string)
+	allFaces  = FaceAPI | FacePages | FaceCLI | FaceMCP
+)
+
+// Param is one search parameter. Params is the one table of them: the
+// API, the pages, the command line and MCP read their names, kinds,
+// bounds and closed sets from it, and a test holds the OpenAPI document
+// to it.
+type Param struct {
+	Name    string   // as the API, OpenAPI and MCP spell it
+	Aliases []string // further names the pages (only) accept: the singular forms they write
+	Flag    string   // the command line's flag, without dashes; "" for none
+	Kind    ParamKind
+	Field   string   // for KindTerms and KindAllOf: the vocabulary; KindOrgs: OrgFilter
+	Enum    []string // for KindEnum
+	// Min and Max bound a KindInt. With Clamp, a value outside them is
+	// not refused: the search clamps it and says so in its notes.
+	Min, Max int
+	Clamp    bool
+	Default  string
+	Faces    Face
+	Doc      string
+}
+
+// Params is every search parameter, in the order the pages link them.
+var Params = []Param{
+	{Name: "q", Kind: KindText, Faces: allFaces, Doc: `Search text in Korean or English; "quoted phrases" must match as phrases in short queries.`},
+	{Name: "lang", Flag: "lang", Kind: KindEnum, Enum: []string{"ko", "en"}, Default: "ko", Faces: FaceAPI | FaceCLI | FaceMCP, Doc: "Language of snippets and labels."},
+	{Name: incidentlib.VocabRootCause, Flag: "root-cause", Kind: KindTerms, Field: incidentlib.VocabRootCause, Faces: allFaces, Doc: "Root cause term ids; any of them (a case has one root cause)."},
+	{Name: incidentlib.VocabComponents, Aliases: []string{"component"}, Flag: "component", Kind: KindTerms, Field: incidentlib.VocabComponents, Faces: allFaces, Doc: "Component term ids; any of them."},
+	{Name: "components_all", Flag: "components-all", Kind: KindAllOf, Field: incidentlib.VocabComponents, Faces: FaceAPI | FaceCLI | FaceMCP, Doc: "Component term ids a case must all carry (the all-of form of components)."},
+	{Name: incidentlib.VocabSymptoms, Aliases: []string{"symptom"}, Flag: "symptom", Kind: KindTerms, Field: incidentlib.VocabSymptoms, Faces: allFaces, Doc: "Symptom term ids; any of them."},
+	{Name: incidentlib.VocabContributing, Flag: "contributing", Kind: KindTerms, Field: incidentlib.VocabContributing, Faces: allFaces, Doc: "Contributing factor term ids; any of them."},
+	{Name: incidentlib.VocabDomain, Flag: "domain", Kind: KindTerms, Field: incidentlib.VocabDomain, Faces: allFaces, Doc: "Domain term ids, repeated or comma-separated. Values of one filter are ORed (a case matches with any of them); different filters are ANDed."},
+	{Name: incidentlib.VocabSeverity, Flag: "severity", Kind: KindTerms, Field: incidentlib.VocabSeverity, Faces: allFaces, Doc: "Severity term ids; any of them (critical,major)."},
+	{Name: OrgFilter, Flag: "org", Kind: KindOrgs, Field: OrgFilter, Faces: allFaces, Doc: "Organisations, by slug or name, case-insensitive; any of them. An unknown one is refused with the nearest suggested."},
+	{Name: "year_from", Flag: "year-from", Kind: KindInt, Min: 1900, Max: 2999, Faces: allFaces, Doc: "First year to include."},
+	{Name: "year_to", Flag: "year-to", Kind: KindInt, Min: 1900, Max: 2999, Faces: allFaces, Doc: "Last year to include."},
+	{Name: "reviewed", Kind: KindBool, Faces: FaceAPI | FacePages, Doc: "Only cases a person has (true) or has not (false) checked against their sources."},
+	{Name: "sort", Flag: "sort", Kind: KindEnum, Enum: []string{SortRelevance, SortNewest, SortOldest}, Faces: allFaces, Doc: "relevance (default with a query), date (newest first, default without) or -date."},
+	{Name: "offset", Flag: "offset", Kind: KindInt, Min: 0, Max: MaxOffset, Clamp: true, Faces: FaceAPI | FaceCLI | FaceMCP, Doc: "Results to skip, for paging."},
+	{Name: "limit", Flag: "limit", Kind: KindInt, Min: 1, Max: MaxLimit, Clamp: true, Default: strconv.Itoa(DefaultLimit), Faces: FaceAPI | FaceCLI | FaceMCP, Doc: "Default 20; larger values are clamped and the answer's notes say so."},
+	{Name: "fields", Kind: KindFields, Faces: FaceAPI, Doc: "Answer only these fields of each result, comma-separated (id,title,url); unknown ones are a 400 that lists the accepted ones. Without it, every field."},
+	{Name: "page", Kind: KindInt, Min: 1, Faces: FacePages, Doc: "Page of the list, from 1."},
+}
+
+// ParamNamed returns the parameter called name (or one of its aliases),
+// or nil.
+func ParamNamed(name string) *Param {
+	for i := range Params {
+		if Params[i].Name == name || slices.Contains(Params[i].Aliases, name) {
+			return &Params[i]
+		}
+	}
+	return nil
+}
+
+// ParamNames lists the names the face takes, in table order.
+func ParamNames(face Face) []string {
+	var out []string
+	for _, p := range Params {
+		if p.Faces&face != 0 {
+			out = append(out, p.Name)
+		}
+	}
+	return out
+}
+
+// ProblemKind says what was wrong with a parameter.
+type ProblemKind int
+
+// The problems a parameter may have.
+const (
+	ProblemUnknown   ProblemKind = iota // no such parameter on this face
+	ProblemUTF8                         // not valid UTF-8
+	ProblemNotInt                       // not a whole number
+	ProblemRange                        // a number outside its bounds
+	ProblemNotBool                      // not true or false
+	ProblemEnum                         // not one of the closed set
+	ProblemYearOrder                    // year_from after year_to
+)
+
+// ParamProblem is one bad parameter. The value is left out of the query;
+// the API refuses the request with the first problem, the pages show each.
+type ParamProblem struct {
+	Param string
+	Value string
+	Kind  ProblemKind
+	// Numbers holds the numbers a problem names (year_from and year_to
+	// for ProblemYearOrder).
+	Numbers []int
+	msg     string
+}
+
+func (p ParamProblem) Error() string { return p.msg }
+
+// FilterValue is one filter value as given, in the order of the table:
+// what the pages list as active filters.
+type FilterValue struct {
+	Param string // the table's name
+	Field string // the filter field (a vocabulary or OrgFilter)
+	Value string
+	AllOf bool
+}
+
+// Parsed is a query string read through the table.
+type Parsed struct {
+	Query  Query
+	Values []FilterValue
+	Page   int // from the page parameter, 1 when absent
+}
+
+// ParseParams reads v through the table for one face. Each bad parameter
+// is a problem and is left out of the query; terms and organisations are
+// not checked here (the search does that, with the vocabulary's words).
+// pageSize turns page into Query.Offset; it matters on FacePages only.
+func ParseParams(v url.Values, face Face, pageSize int) (Parsed, []ParamProblem) {
+	var probs []ParamProblem
+	bad := func(p, val string, k ProblemKind, format string, args ...any) {
+		probs = append(probs, ParamProblem{Param: p, Value: val, Kind: k, msg: fmt.Sprintf(format, args...)})
+	}
+	out := Parsed{Page: 1, Query: Query{Filters: map[string][]string{}}}
+	q := &out.Query
+	names := make([]string, 0, len(v))
+	for name := range v {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		if p := ParamNamed(name); p == nil || p.Faces&face == 0 || (p.Name != name && face != FacePages) {
+			bad(name, "", ProblemUnknown, "unknown parameter %q; this route takes %s", cutParam(name, 40), strings.Join(ParamNames(face), ", "))
+		}
+	}
+	for _, p := range Params {
+		if p.Faces&face == 0 {
+			continue
+		}
+		var raw []string
+		if face == FacePages {
+			// The names the pages write come first, as the pages link them.
+			for _, a := range p.Aliases {
+				raw = append(raw, v[a]...)
+			}
+		}
+		raw = append(raw, v[p.Name]...)
+		if i := slices.IndexFunc(raw, func(s string) bool { return !utf8.ValidString(s) }); i >= 0 {
+			bad(p.Name, "", ProblemUTF8, "parameter %q is not valid UTF-8", p.Name)
+			continue
+		}
+		if len(raw) == 0 {
+			continue
+		}
+		one := raw[0]
+		switch p.Kind {
+		case KindText:
+			if p.Name == "q" {
+				q.Text = strings.TrimSpace(one)
+			}
+		case KindEnum:
+			if one == "" {
+				continue
+			}
+			if !slices.Contains(p.Enum, one) {
+				bad(p.Name, one, ProblemEnum, "%s %q is not supported; use %s", p.Name, cutParam(one, 40), strings.Join(p.Enum, ", "))
+				continue
+			}
+			switch p.Name {
+			case "lang":
+				q.Lang = one
+			case "sort":
+				q.Sort = one
+			}
+		case KindInt:
+			if one == "" {
+				continue
+			}
+			n, err := strconv.Atoi(one)
+			if err != nil {
+				bad(p.Name, one, ProblemNotInt, "%s %q is not a whole number", p.Name, cutParam(one, 20))
+				continue
+			}
+			max := p.Max
+			if p.Name == "page" && pageSize > 0 {
+				max = MaxOffset/pageSize + 1 // no multiplication: it could overflow
+			}
+			if !p.Clamp && (n < p.Min || (max > 0 && n > max)) {
+				bad(p.Name, one, ProblemRange, "%s %d is outside %d to %d", p.Name, n, p.Min, max)
+				continue
+			}
+			switch p.Name {
+			case "year_from":
+				q.YearFrom = n
+			case "year_to":
+				q.YearTo = n
+			case "offset":
+				q.Offset = n
+			case "limit":
+				q.Limit = n
+			case "page":
+				out.Page = n
+			}
+		case KindBool:
+			switch one {
+			case "":
+			case "true", "1":
+				t := true
+				q.Reviewed = &t
+			case "false", "0":
+				f := false
+				q.Reviewed = &f
+			default:
+				bad(p.Name, one, ProblemNotBool, "%s must be true or false", p.Name)
+			}
+		case KindTerms, KindAllOf, KindOrgs:
+			seen := map[string]bool{}
+			for _, r := range raw {
+				for _, t := range strings.Split(r, ",") {
+					if t = strings.TrimSpace(t); t == "" || seen[t] {
+						continue
+					}
+					seen[t] = true
+					out.Values = append(out.Values, FilterValue{Param: p.Name, Field: p.Field, Value: t, AllOf: p.Kind == KindAllOf})
+					if p.Kind == KindAllOf {
+						if q.AllOf == nil {
+							q.AllOf = map[string][]string{}
+						}
+						q.AllOf[p.Field] = append(q.AllOf[p.Field], t)
+					} else {
+						q.Filters[p.Field] = append(q.Filters[p.Field], t)
+					}
+				}
+			}
+		}
+	}
+	if q.YearFrom != 0 && q.YearTo != 0 && q.YearFrom > q.YearTo {
+		bad("year_from", strconv.Itoa(q.YearFrom), ProblemYearOrder, "year_from %d is after year_to %d", q.YearFrom, q.YearTo)
+		probs[len(probs)-1].Numbers = []int{q.YearFrom, q.YearTo}
+		q.YearFrom, q.YearTo = 0, 0
+	}
+	if face == FacePages && pageSize > 0 {
+		q.Offset, q.Limit = (out.Page-1)*pageSize, pageSize
+	}
+	return out, probs
+}
+
+func cutParam(s string, n int) string { return truncateRunes(strings.ToValidUTF8(s, "?"), n) }
