@@ -294,3 +294,61 @@ func TestFiltersMatchTable(t *testing.T) {
 		t.Errorf("years do not reach the query: %d %d", q.YearFrom, q.YearTo)
 	}
 }
+
+// TestOutputsMatchSchemas: the server does not validate each answer
+// against its tool's output schema (it costs more than the search), so
+// this test does, over calls of every tool with their edge cases: each
+// structured answer is valid against the schema tools/list gives, and the
+// text content is the same JSON.
+func TestOutputsMatchSchemas(t *testing.T) {
+	cs := connect(t, realIndex(t))
+	listed, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := map[string][]map[string]any{
+		"search_incidents":  {{"query": "kube-proxy conntrack DNS", "limit": 3}, {"query": "롤아웃 중 DNS 오류", "lang": "ko"}, {"query": "printer toner office party"}, {"query": "etcd", "offset": 10000}},
+		"get_incident":      {{"id": "IL-0049"}, {"id": "IL-0461", "view": "summary", "lang": "ko"}},
+		"list_incidents":    {{"limit": 2}, {"filters": map[string]any{"components": []string{"coredns"}}, "sort": "date"}, {"offset": 10000}},
+		"get_topic":         {{"term": "coredns"}, {"term": "coredns", "limit": 2, "offset": 1, "lang": "ko"}},
+		"vocab":             {{}, {"vocab": "root_cause", "brief": true}},
+		"similar_incidents": {{"id": "IL-0049", "limit": 3}, {"text": "CoreDNS timeouts after scale-down"}},
+	}
+	checked := 0
+	for _, tl := range listed.Tools {
+		if tl.OutputSchema == nil {
+			t.Errorf("%s declares no output schema", tl.Name)
+			continue
+		}
+		var schema jsonschema.Schema
+		if err := json.Unmarshal([]byte(jsonOf(tl.OutputSchema)), &schema); err != nil {
+			t.Fatal(tl.Name, err)
+		}
+		resolved, err := schema.Resolve(nil)
+		if err != nil {
+			t.Fatal(tl.Name, err)
+		}
+		if len(calls[tl.Name]) == 0 {
+			t.Errorf("%s: no calls in this test", tl.Name)
+		}
+		for _, args := range calls[tl.Name] {
+			res, out, err := call(t, cs, tl.Name, args)
+			if err != nil || res.IsError {
+				t.Errorf("%s %v: err %v, result %s", tl.Name, args, err, text(res))
+				continue
+			}
+			var v any = out
+			if err := resolved.Validate(v); err != nil {
+				t.Errorf("%s %v: answer does not match its output schema: %v", tl.Name, args, err)
+			}
+			var fromText map[string]any
+			if err := json.Unmarshal([]byte(text(res)), &fromText); err != nil || !reflect.DeepEqual(fromText, out) {
+				t.Errorf("%s %v: text content is not the structured answer (%v)", tl.Name, args, err)
+			}
+			checked++
+		}
+	}
+	if checked < 10 {
+		t.Fatalf("only %d answers checked", checked)
+	}
+}

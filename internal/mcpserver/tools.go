@@ -2,7 +2,9 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -46,16 +48,82 @@ type tool struct {
 }
 
 // newTool completes def (its input schema comes from In, with the bounds
-// of the search parameter table) and wraps h so that its errors keep their
-// kinds.
+// of the search parameter table; its output schema from Out) and wraps h
+// so that its errors keep their kinds.
+//
+// The handler is registered raw, and does what the SDK's typed handler
+// does (validate the arguments against the input schema, decode them,
+// answer the output as structured content and as its JSON text) save one
+// thing: it does not validate each answer against the output schema,
+// which cost more than the search itself. TestOutputsMatchSchemas holds
+// every tool's answers to their schema instead.
 func newTool[In, Out any](def *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) tool {
-	def.InputSchema = inputSchema[In]()
+	in := inputSchema[In]()
+	def.InputSchema = in
+	out, err := jsonschema.For[Out](&jsonschema.ForOptions{})
+	if err != nil {
+		panic(fmt.Sprintf("tool %s: output schema: %v", def.Name, err))
+	}
+	def.OutputSchema = out
+	resolved, err := in.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true})
+	if err != nil {
+		panic(fmt.Sprintf("tool %s: input schema: %v", def.Name, err))
+	}
 	return tool{def: def, add: func(srv *mcp.Server) {
-		mcp.AddTool(srv, def, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, Out, error) {
-			res, out, err := h(ctx, req, in)
-			return res, out, toolError(err)
+		srv.AddTool(def, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			args, err := validArguments(req.Params.Arguments, resolved)
+			if err != nil {
+				return errorResult(fmt.Errorf("validating \"arguments\": %v", err)), nil
+			}
+			var v In
+			if err := json.Unmarshal(args, &v); err != nil {
+				return errorResult(err), nil
+			}
+			res, o, err := h(ctx, req, v)
+			if err = toolError(err); err != nil {
+				if wire, ok := err.(*jsonrpc.Error); ok {
+					return nil, wire
+				}
+				return errorResult(err), nil
+			}
+			if res == nil {
+				res = &mcp.CallToolResult{}
+			}
+			b, err := json.Marshal(o)
+			if err != nil {
+				return nil, toolError(fmt.Errorf("marshaling output: %w", err))
+			}
+			res.StructuredContent = json.RawMessage(b)
+			if res.Content == nil {
+				res.Content = []mcp.Content{&mcp.TextContent{Text: string(b)}}
+			}
+			return res, nil
 		})
 	}}
+}
+
+// validArguments checks a call's arguments against the tool's input
+// schema, with its defaults applied, as the SDK's typed handlers do.
+func validArguments(raw json.RawMessage, resolved *jsonschema.Resolved) (json.RawMessage, error) {
+	m := map[string]any{}
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return nil, fmt.Errorf("unmarshaling arguments: %w", err)
+		}
+	}
+	if err := resolved.ApplyDefaults(&m); err != nil {
+		return nil, err
+	}
+	if err := resolved.Validate(m); err != nil {
+		return nil, err
+	}
+	return json.Marshal(m)
+}
+
+func errorResult(err error) *mcp.CallToolResult {
+	var r mcp.CallToolResult
+	r.SetError(err)
+	return &r
 }
 
 func readOnly(title string) *mcp.ToolAnnotations {
