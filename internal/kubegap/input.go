@@ -221,14 +221,28 @@ func ReadInput(paths []string, stdin io.Reader, cs []*checks.Check, o ReadOption
 	if problems == nil {
 		problems = []manifest.Problem{}
 	}
-	if r.Objects == 0 {
+	errorProblems := 0
+	for _, p := range problems {
+		if p.Level == manifest.LevelError {
+			errorProblems++
+		}
+	}
+	if r.Objects == 0 || (in.Checked == 0 && errorProblems > 0) {
 		// A scan that read nothing must never look like a clean one: an
-		// empty folder or a failed "helm template … | kubegap scan -f -".
-		msg := fmt.Sprintf("the input (%s) holds no Kubernetes object", strings.Join(displayPaths(paths), ", "))
+		// empty folder, a failed "helm template … | kubegap scan -f -", or
+		// objects none of which could be read.
+		var msg string
+		if r.Objects == 0 && errorProblems == 0 {
+			msg = fmt.Sprintf("the input (%s) holds no Kubernetes object", strings.Join(displayPaths(paths), ", "))
+		} else {
+			msg = fmt.Sprintf("no Kubernetes object could be read from the input (%s)", strings.Join(displayPaths(paths), ", "))
+		}
 		if why := skipSummary(in.SkippedFiles); why != "" {
 			msg += " (" + why + ")"
 		}
-		msg += "; check the paths, and render Helm charts or kustomize folders first (--chart DIR, -k DIR, or helm template …, kubectl kustomize …)"
+		if r.Objects == 0 {
+			msg += "; check the paths, and render Helm charts or kustomize folders first (--chart DIR, -k DIR, or helm template …, kubectl kustomize …)"
+		}
 		for _, p := range problems {
 			msg += "\n  " + p.String()
 		}

@@ -217,4 +217,3 @@ func kindNames(ks []inventory.Kind) []string {
 	}
 	return out
 }
-
