@@ -32,9 +32,11 @@ type Input struct {
 	// SkippedObjects counts the objects the checks did not read, by reason.
 	SkippedObjects []SkippedObjects `json:"skipped_objects"`
 	// Namespace is the namespace objects without one were given.
-	Namespace string `json:"namespace"`
+	Namespace string `json:"namespace,omitempty"`
 	// KubeVersion is the Kubernetes release the input was read for.
-	KubeVersion string `json:"kube_version"`
+	KubeVersion string `json:"kube_version,omitempty"`
+
+	paths []string
 }
 
 // SkippedObjects is a number of objects not read, and why.
@@ -221,20 +223,28 @@ func ReadInput(paths []string, stdin io.Reader, cs []*checks.Check, o ReadOption
 	if problems == nil {
 		problems = []manifest.Problem{}
 	}
+	sort.SliceStable(problems, func(i, j int) bool {
+		if problems[i].File != problems[j].File {
+			return problems[i].File < problems[j].File
+		}
+		return problems[i].Line < problems[j].Line
+	})
 	errorProblems := 0
 	for _, p := range problems {
 		if p.Level == manifest.LevelError {
 			errorProblems++
 		}
 	}
+	in.paths = displayPaths(paths)
 	if r.Objects == 0 || (in.Checked == 0 && errorProblems > 0) {
 		// A scan that read nothing must never look like a clean one: an
 		// empty folder, a failed "helm template … | kubegap scan -f -", or
 		// objects none of which could be read.
 		var msg string
-		if r.Objects == 0 && errorProblems == 0 {
+		switch {
+		case r.Objects == 0 && errorProblems == 0:
 			msg = fmt.Sprintf("the input (%s) holds no Kubernetes object", strings.Join(displayPaths(paths), ", "))
-		} else {
+		default:
 			msg = fmt.Sprintf("no Kubernetes object could be read from the input (%s)", strings.Join(displayPaths(paths), ", "))
 		}
 		if why := skipSummary(in.SkippedFiles); why != "" {
@@ -269,6 +279,21 @@ func skipSummary(sk []manifest.Skip) string {
 		parts = append(parts, fmt.Sprintf("%d %s", by[r], r))
 	}
 	return fmt.Sprintf("%d %s skipped: %s", len(sk), plural(len(sk), "file", "files"), strings.Join(parts, "; "))
+}
+
+// NothingChecked is an error when the checks read none of the input's
+// objects (all of kinds no selected check reads): such a scan says nothing
+// and must not pass as a clean one.
+func (in *Input) NothingChecked() error {
+	if in == nil || in.Checked > 0 {
+		return nil
+	}
+	var kinds []string
+	for _, so := range in.SkippedObjects {
+		kinds = append(kinds, fmt.Sprintf("%d %s: %s", so.Count, so.Reason, strings.Join(so.Kinds, ", ")))
+	}
+	return fmt.Errorf("none of the %d Kubernetes %s in the input (%s) is of a kind the selected checks read (%s): nothing was checked",
+		in.Objects, plural(in.Objects, "object", "objects"), strings.Join(in.paths, ", "), strings.Join(kinds, "; "))
 }
 
 // SkipSummary says how many files were skipped, by reason ("" for none).

@@ -176,6 +176,11 @@ func newScan(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 			}
 			// Never silent: a scan that could evaluate nothing, or (with
 			// --strict) one that could not read all of its input, fails.
+			if res.Checks > 0 {
+				if err := res.Input.NothingChecked(); err != nil {
+					return err
+				}
+			}
 			if res.Checks > 0 && res.Evaluated() == 0 {
 				why := ""
 				if len(res.NotEvaluated) > 0 {

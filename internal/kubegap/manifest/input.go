@@ -84,7 +84,7 @@ type Skip struct {
 
 // Skip reasons, stable so that reports can count them.
 const (
-	SkipNotManifestExt = "not a .yaml, .yml or .json file"
+	SkipNotManifestExt = "not a .yaml, .yml or .json file (nor a .yaml template such as .yaml.base)"
 	SkipHidden         = "hidden folder"
 	SkipEmpty          = "empty: no document in it"
 	SkipNotKubernetes  = "not Kubernetes: no document has apiVersion and kind"
@@ -171,6 +171,10 @@ func (r *Reader) ReadPaths(paths []string, fn func(Doc) error) error {
 			case ".yaml", ".yml", ".json":
 				files = append(files, path)
 			default:
+				if templateName(path) {
+					files = append(files, path) // read, so that its placeholders are named
+					return nil
+				}
 				r.Skipped = append(r.Skipped, Skip{File: path, Reason: SkipNotManifestExt})
 			}
 			return nil
@@ -186,6 +190,19 @@ func (r *Reader) ReadPaths(paths []string, fn func(Doc) error) error {
 		}
 	}
 	return nil
+}
+
+// templateName reports whether path names a YAML template such as
+// Kubernetes' own addons ship (coredns.yaml.base, .yaml.in, .yaml.sed).
+func templateName(path string) bool {
+	base := strings.ToLower(filepath.Base(path))
+	ext := filepath.Ext(base)
+	stem := strings.TrimSuffix(base, ext)
+	switch ext {
+	case ".base", ".in", ".sed", ".tmpl", ".tpl", ".template", ".j2":
+		return strings.HasSuffix(stem, ".yaml") || strings.HasSuffix(stem, ".yml")
+	}
+	return false
 }
 
 var kustomizationFiles = []string{"kustomization.yaml", "kustomization.yml", "Kustomization"}

@@ -298,6 +298,11 @@ func scan(ctx context.Context, o Options, in ScanInput) (ScanOutput, error) {
 		if rerr != nil {
 			return ScanOutput{}, errors.New(strings.ReplaceAll(rerr.Error(), manifest.StdinName, "manifests"))
 		}
+		if len(cs) > 0 {
+			if err := input.NothingChecked(); err != nil {
+				return ScanOutput{}, errors.New(strings.ReplaceAll(err.Error(), "standard input", "manifests"))
+			}
+		}
 		res = kubegap.Evaluate(inv, cs, nil, true)
 		res.Input, res.Problems = input, problems
 		if input != nil {
