@@ -7,9 +7,12 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/incidentlib/incidentlib/internal/kubegap/report/sariftest"
 )
 
 const fixtures = "../checks/testdata"
@@ -18,7 +21,32 @@ func run(t *testing.T, stdin string, args ...string) (code int, stdout, stderr s
 	t.Helper()
 	var out, errb bytes.Buffer
 	code = Main(args, strings.NewReader(stdin), &out, &errb)
+	if len(args) > 0 && args[0] == "scan" && code != 2 && (slices.Contains(args, "-f") || slices.Contains(args, "--filename")) && !slices.Contains(args, "--help") {
+		validateSARIF(t, stdin, args)
+	}
 	return code, out.String(), errb.String()
+}
+
+// validateSARIF runs the same scan again as SARIF and checks the log
+// against the SARIF 2.1.0 schema: every test scan's SARIF must pass it.
+func validateSARIF(t *testing.T, stdin string, args []string) {
+	t.Helper()
+	var a []string
+	for i := 0; i < len(args); i++ {
+		if args[i] == "-o" || args[i] == "--output" {
+			i++
+			continue
+		}
+		a = append(a, args[i])
+	}
+	a = append(a, "-o", "sarif")
+	var out, errb bytes.Buffer
+	Main(a, strings.NewReader(stdin), &out, &errb)
+	if out.Len() == 0 {
+		t.Errorf("scan %v wrote no SARIF: %s", a, errb.String())
+		return
+	}
+	sariftest.Validate(t, out.Bytes())
 }
 
 func TestExitCodes(t *testing.T) {
