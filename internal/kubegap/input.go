@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -318,7 +319,19 @@ func decodeProblem(where manifest.Problem, raw []byte, err error) manifest.Probl
 	if i := strings.Index(msg, ": "); i >= 0 && strings.HasPrefix(msg, string(where.Kind)) {
 		msg = msg[i+2:] // the kind and name are in the problem already
 	}
-	if t, goTmpl := manifest.TemplateText(raw); t != "" {
+	t, goTmpl := manifest.TemplateText(raw)
+	if t == "" {
+		// A template action can parse as YAML (memory: {{ x }} is a flow
+		// mapping) and leave no trace in the JSON: look at the text.
+		text := docText(where.File, where.Line)
+		t, goTmpl = manifest.TemplateText(text)
+		if t == "" {
+			if m := shellVarRE.Find(text); m != nil {
+				t = string(m)
+			}
+		}
+	}
+	if t != "" {
 		p.Line = locate(where.File, where.Line, t)
 		if goTmpl {
 			p.Message = fmt.Sprintf("unrendered Go template `%s`: render the template first (helm template, or --chart DIR); the object was not scanned (%s)", t, msg)
@@ -329,6 +342,43 @@ func decodeProblem(where manifest.Problem, raw []byte, err error) manifest.Probl
 	}
 	p.Message = fmt.Sprintf("%s; fix the field, the object was not scanned", msg)
 	return p
+}
+
+// shellVarRE finds the $NAME variables that sed and envsubst templates
+// leave (coredns.yaml.sed); looked for only in objects that failed to
+// decode, where they are the likely cause.
+var shellVarRE = regexp.MustCompile(`\$\{?[A-Z][A-Z0-9_]*\}?`)
+
+// docText returns the text of the YAML document of file that starts at
+// line from (up to the next "---"), or nil for standard input.
+func docText(file string, from int) []byte {
+	if file == manifest.StdinName {
+		return nil
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), manifest.MaxObjectJSON)
+	var b bytes.Buffer
+	n := 0
+	for sc.Scan() {
+		n++
+		if n < from {
+			continue
+		}
+		if l := sc.Bytes(); n > from && (bytes.Equal(l, []byte("---")) || bytes.HasPrefix(l, []byte("--- "))) {
+			break
+		}
+		b.Write(sc.Bytes())
+		b.WriteByte('\n')
+		if b.Len() > manifest.MaxObjectJSON {
+			break
+		}
+	}
+	return b.Bytes()
 }
 
 // locate finds the line, at or after from, of file that holds needle; it
@@ -370,7 +420,9 @@ func validateBinding(kind string, raw []byte) string {
 	}
 	reject := "the API server rejects the binding, so it was not matched: "
 	switch {
-	case b.RoleRef.APIGroup != rbacv1.GroupName:
+	// Defaults first, as the API server applies them: an empty apiGroup
+	// becomes rbac.authorization.k8s.io for roleRef, User and Group.
+	case b.RoleRef.APIGroup != rbacv1.GroupName && b.RoleRef.APIGroup != "":
 		return reject + fmt.Sprintf("roleRef.apiGroup is %q: set it to %s", b.RoleRef.APIGroup, rbacv1.GroupName)
 	case kind == "ClusterRoleBinding" && b.RoleRef.Kind != "ClusterRole":
 		return reject + fmt.Sprintf("roleRef.kind is %q: a ClusterRoleBinding can only refer to a ClusterRole", b.RoleRef.Kind)
@@ -393,7 +445,7 @@ func validateBinding(kind string, raw []byte) string {
 				return reject + fmt.Sprintf("%s (ServiceAccount %s) has no namespace: set %s.namespace to the service account's namespace", at, s.Name, at)
 			}
 		case rbacv1.UserKind, rbacv1.GroupKind:
-			if s.APIGroup != rbacv1.GroupName {
+			if s.APIGroup != rbacv1.GroupName && s.APIGroup != "" {
 				return reject + fmt.Sprintf("%s.apiGroup is %q: a %s subject has apiGroup %s", at, s.APIGroup, s.Kind, rbacv1.GroupName)
 			}
 			if s.Name == "" {
