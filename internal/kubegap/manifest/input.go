@@ -457,8 +457,8 @@ func splitDocs(r io.Reader, fn func(start int, text []byte) error) error {
 
 var (
 	kindRE = regexp.MustCompile(`(?m)^kind:[ \t]*["']?([A-Za-z0-9]+)`)
-	nameRE = regexp.MustCompile(`(?m)^metadata:\s*\n(?:[ \t]+.*\n)*?[ \t]+name:[ \t]*["']?([^"'\s#]+)`)
-	nsRE   = regexp.MustCompile(`(?m)^metadata:\s*\n(?:[ \t]+.*\n)*?[ \t]+namespace:[ \t]*["']?([^"'\s#]+)`)
+	nameRE = regexp.MustCompile(`(?m)^metadata:(?:\s*\n(?:[ \t]+.*\n)*?[ \t]+|[ \t]*\{[^}\n]*?\b)name:[ \t]*["']?([^"'\s#,}]+)`)
+	nsRE   = regexp.MustCompile(`(?m)^metadata:(?:\s*\n(?:[ \t]+.*\n)*?[ \t]+|[ \t]*\{[^}\n]*?\b)namespace:[ \t]*["']?([^"'\s#,}]+)`)
 	// goTemplateRE finds Go template actions ({{ .Values.x }}, {{- if }}).
 	goTemplateRE = regexp.MustCompile(`\{\{.*?\}\}`)
 	// PlaceholderRE finds the __NAME__ placeholders that addon templates
