@@ -27,7 +27,7 @@ type jsonReport struct {
 	Input    struct {
 		Files          int
 		Objects        int
-		Checked        int `json:"objects_checked"`
+		Checked        int             `json:"objects_checked"`
 		SkippedFiles   []manifest.Skip `json:"skipped_files"`
 		SkippedObjects []struct {
 			Reason string

@@ -26,8 +26,8 @@ const (
 )
 
 var (
-	once   sync.Once
-	schema *jsonschema.Schema
+	once    sync.Once
+	schema  *jsonschema.Schema
 	errLoad error
 )
 
@@ -78,7 +78,9 @@ func load() (*jsonschema.Schema, error) {
 
 // Required reports whether a test must fail rather than skip when the
 // schema cannot be had (CI sets KUBEGAP_REQUIRE_SARIF_SCHEMA=1).
-func Required() bool { return os.Getenv("KUBEGAP_REQUIRE_SARIF_SCHEMA") == "1" || os.Getenv("CI") == "true" }
+func Required() bool {
+	return os.Getenv("KUBEGAP_REQUIRE_SARIF_SCHEMA") == "1" || os.Getenv("CI") == "true"
+}
 
 // Check validates data against the schema; it returns the schema's
 // complaints, or an error when the schema cannot be loaded.
