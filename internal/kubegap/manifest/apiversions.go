@@ -27,7 +27,7 @@ func ParseKubeVersion(s string) (KubeVersion, error) {
 		return KubeVersion{}, fmt.Errorf("bad Kubernetes version %q (want 1.MINOR, such as %s)", s, NewestKube)
 	}
 	if m > NewestKube.Minor {
-		return KubeVersion{}, fmt.Errorf("Kubernetes %s is newer than kubegap knows (%s at most)", s, NewestKube)
+		return KubeVersion{}, fmt.Errorf("%s is newer than the Kubernetes releases kubegap knows (%s at most)", s, NewestKube)
 	}
 	return KubeVersion{Minor: m}, nil
 }

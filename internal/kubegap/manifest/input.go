@@ -298,7 +298,6 @@ func (c *cappedBuffer) Write(p []byte) (int, error) {
 // fileState is what one file gave.
 type fileState struct {
 	objects  int
-	docs     int
 	emitted  map[int]bool
 	problems []Problem
 }
