@@ -6,6 +6,7 @@
 #   bash .ci/kubegap.sh            # everything
 #   bash .ci/kubegap.sh build      # only build/cache the binaries, print the dir
 #   bash .ci/kubegap.sh addons     # only scan Kubernetes' own addon manifests
+#   bash .ci/kubegap.sh krew       # only validate the krew manifest and package.sh
 #
 # The build's messages go to stderr, so that "build" prints only the
 # directory on stdout and callers may take it with $(…) while the CI log
@@ -67,6 +68,28 @@ check_addons() {
   done
   rm -f "$out"
 }
+
+# check_krew validates deploy/krew/gap.yaml with krew's own validator, and
+# that package.sh builds an archive whose sum it writes into a copy.
+check_krew() {
+  echo "== kubegap: the krew manifest passes krew's validator"
+  go run sigs.k8s.io/krew/cmd/validate-krew-manifest@v0.4.3 -manifest deploy/krew/gap.yaml -skip-install
+  local tmp sum
+  tmp=$(mktemp -d)
+  cp deploy/krew/gap.yaml "$tmp/gap.yaml"
+  KREW_MANIFEST="$tmp/gap.yaml" bash deploy/krew/package.sh v0.0.1 "$tmp/dist" linux/amd64 >/dev/null
+  sum=$(sha256sum "$tmp/dist/kubectl-gap_linux_amd64.tar.gz"); sum=${sum%% *}
+  if ! grep -q "sha256: $sum" "$tmp/gap.yaml" || ! grep -q "version: v0.0.1" "$tmp/gap.yaml"; then
+    echo "package.sh did not write the archive's sum and version into the manifest"; rm -rf "$tmp"; exit 1
+  fi
+  go run sigs.k8s.io/krew/cmd/validate-krew-manifest@v0.4.3 -manifest "$tmp/gap.yaml" -skip-install
+  rm -rf "$tmp"
+}
+
+if [ "${1:-}" = krew ]; then
+  check_krew
+  exit 0
+fi
 
 if [ "${1:-}" = addons ]; then
   check_addons

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/incidentlib/incidentlib/internal/kubegap/manifest"
 )
 
@@ -325,5 +327,63 @@ func TestNeverSilent(t *testing.T) {
 				t.Errorf("exit %d, stderr %q, want 2 and %q", code, stderr, tc.err)
 			}
 		})
+	}
+}
+
+// TestKrewManifest: deploy/krew/gap.yaml installs kubectl-gap for each
+// platform from the archive package.sh builds, and the README shows the
+// install.
+func TestKrewManifest(t *testing.T) {
+	b, err := os.ReadFile("../../../deploy/krew/gap.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m struct {
+		APIVersion string `yaml:"apiVersion"`
+		Kind       string
+		Metadata   struct{ Name string }
+		Spec       struct {
+			Version   string
+			Platforms []struct {
+				Selector struct {
+					MatchLabels map[string]string `yaml:"matchLabels"`
+				}
+				URI    string
+				SHA256 string `yaml:"sha256"`
+				Bin    string
+				Files  []struct{ From, To string }
+			}
+		}
+	}
+	if err := yaml.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	if m.Kind != "Plugin" || m.Metadata.Name != "gap" || !strings.HasPrefix(m.APIVersion, "krew.googlecontainertools.github.com/") {
+		t.Errorf("not the gap plugin: %+v", m)
+	}
+	seen := map[string]bool{}
+	for _, p := range m.Spec.Platforms {
+		goos, arch := p.Selector.MatchLabels["os"], p.Selector.MatchLabels["arch"]
+		seen[goos+"/"+arch] = true
+		bin := "kubectl-gap"
+		if goos == "windows" {
+			bin += ".exe"
+		}
+		if p.Bin != bin || len(p.Files) != 1 || p.Files[0].From != bin ||
+			!strings.HasSuffix(p.URI, "/releases/download/"+m.Spec.Version+"/kubectl-gap_"+goos+"_"+arch+".tar.gz") || len(p.SHA256) != 64 {
+			t.Errorf("platform %s/%s: %+v", goos, arch, p)
+		}
+	}
+	for _, want := range []string{"linux/amd64", "linux/arm64", "darwin/amd64", "darwin/arm64", "windows/amd64"} {
+		if !seen[want] {
+			t.Errorf("no platform %s", want)
+		}
+	}
+	readme, err := os.ReadFile("../../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(readme), "kubectl krew install --manifest=deploy/krew/gap.yaml") {
+		t.Error("README does not show the krew install")
 	}
 }
