@@ -152,7 +152,11 @@ func TestStdioBadLine(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	done := make(chan error, 1)
-	go func() { done <- mcptools.ServeStdio(ctx, mcptools.Options{Version: "test", Corpus: c}, inR, outW) }()
+	go func() {
+		err := mcptools.ServeStdio(ctx, mcptools.Options{Version: "test", Corpus: c}, inR, outW)
+		outW.Close() // a server that ended answers no more: the reads below see EOF
+		done <- err
+	}()
 	lines := bufio.NewScanner(outR)
 	lines.Buffer(make([]byte, 1<<20), 1<<24)
 	send := func(s string) {
