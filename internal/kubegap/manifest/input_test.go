@@ -105,3 +105,29 @@ func TestReaderSkips(t *testing.T) {
 		t.Errorf("template on stdin: %+v", r.Problems)
 	}
 }
+
+// TestSourceComments: objects of Helm output name the template that
+// produced them ("# Source:"), also after a broken document, and an object
+// in a document without the comment names none.
+func TestSourceComments(t *testing.T) {
+	in := "---\n# Source: web/templates/deploy.yaml\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\n" +
+		"---\n# Source: web/templates/broken.yaml\napiVersion: v1\nkind: Service\nmetadata: {name: x\n" +
+		"---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: plain}\n" +
+		"---\n# Source: web/templates/svc.yaml\n# another comment\napiVersion: v1\nkind: Service\nmetadata: {name: web}\n"
+	f := filepath.Join(t.TempDir(), "out.yaml")
+	os.WriteFile(f, []byte(in), 0o644)
+	for _, path := range []string{f, "-"} {
+		r := &Reader{Stdin: strings.NewReader(in)}
+		var got []string
+		if err := r.ReadPaths([]string{path}, func(d Doc) error {
+			got = append(got, fmt.Sprintf("%s/%d=%s", d.Kind, d.Line, d.Template))
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		want := "Deployment/3=web/templates/deploy.yaml ConfigMap/12= Service/18=web/templates/svc.yaml"
+		if g := strings.Join(got, " "); g != want || len(r.Problems) != 1 {
+			t.Errorf("%s: got %s, want %s (problems %+v)", path, g, want, r.Problems)
+		}
+	}
+}
