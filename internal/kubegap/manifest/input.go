@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // StdinName names standard input in Docs, problems and messages.
@@ -300,16 +301,22 @@ type fileState struct {
 	objects  int
 	emitted  map[int]bool
 	problems []Problem
+	// src holds the Source comments of the pass under way.
+	src *sourceComments
 }
 
 // readStream reads one file. On a broken document it reads the file again
 // (reopen) document by document, keeping what the first pass emitted.
 func (r *Reader) readStream(name string, in io.Reader, reopen func() (io.ReadCloser, error), fn func(Doc) error) error {
 	r.Files++
-	st := &fileState{emitted: map[int]bool{}}
+	st := &fileState{emitted: map[int]bool{}, src: &sourceComments{}}
+	in = io.TeeReader(in, st.src)
 	emit := func(d Doc) error {
 		if st.emitted[d.Line] {
 			return nil
+		}
+		if d.Template == "" {
+			d.Template = st.src.at(d.Line)
 		}
 		st.emitted[d.Line] = true
 		st.objects++
@@ -364,6 +371,72 @@ func (r *Reader) readStream(name string, in io.Reader, reopen func() (io.ReadClo
 	return nil
 }
 
+// sourceComments watches the lines of a file go by for Helm's "# Source:
+// TEMPLATE" comments, so that each object can name the template that
+// produced it (the comment stands in the object's document, before it).
+type sourceComments struct {
+	mu      sync.Mutex
+	line    int    // lines seen so far
+	partial []byte // the start of a line not ended yet (only when it may matter)
+	inLine  bool   // in the middle of a line that does not matter
+	marks   []sourceMark
+}
+
+type sourceMark struct {
+	line     int
+	template string // "" for a document separator
+}
+
+func (s *sourceComments) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := len(p)
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		chunk := p
+		if i >= 0 {
+			chunk = p[:i]
+		}
+		if !s.inLine && (len(s.partial) > 0 || (len(chunk) > 0 && (chunk[0] == '#' || chunk[0] == '-')) || len(chunk) == 0) {
+			if len(s.partial) < 4096 {
+				s.partial = append(s.partial, chunk...)
+			}
+		} else {
+			s.inLine = true
+		}
+		if i < 0 {
+			break
+		}
+		s.line++
+		s.mark(s.partial)
+		s.partial, s.inLine = s.partial[:0], false
+		p = p[i+1:]
+	}
+	return n, nil
+}
+
+func (s *sourceComments) mark(l []byte) {
+	l = bytes.TrimRight(l, "\r")
+	switch {
+	case bytes.HasPrefix(l, []byte("# Source: ")):
+		s.marks = append(s.marks, sourceMark{s.line, string(bytes.TrimSpace(l[len("# Source: "):]))})
+	case bytes.Equal(l, []byte("---")) || bytes.HasPrefix(l, []byte("--- ")):
+		s.marks = append(s.marks, sourceMark{s.line, ""})
+	}
+}
+
+// at returns the template of the object that starts on line: the last
+// Source comment before it in its document.
+func (s *sourceComments) at(line int) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	i := sort.Search(len(s.marks), func(i int) bool { return s.marks[i].line >= line })
+	if i == 0 {
+		return ""
+	}
+	return s.marks[i-1].template
+}
+
 // reread reads the file again document by document: every document but the
 // broken ones is read (those the first pass emitted are passed over).
 func (r *Reader) reread(name string, first *Error, reopen func() (io.ReadCloser, error), st *fileState, emit func(Doc) error) error {
@@ -373,8 +446,9 @@ func (r *Reader) reread(name string, first *Error, reopen func() (io.ReadCloser,
 		return nil
 	}
 	defer rc.Close()
+	st.src = &sourceComments{}
 	var found []Problem
-	ferr := splitDocs(rc, func(start int, text []byte) error {
+	ferr := splitDocs(io.TeeReader(rc, st.src), func(start int, text []byte) error {
 		if len(text) > maxReread {
 			found = append(found, Problem{File: name, Line: start, Level: LevelError, Message: "document too large to read on after an earlier error; fix the error above"})
 			return nil
