@@ -266,12 +266,16 @@ func (r *Reader) readFile(path string, fn func(Doc) error) error {
 // document, for reading on after a broken document.
 const maxReread = 64 << 20
 
+// stdinKeep caps the copy of standard input kept for reading on after a
+// broken document (Helm output is far smaller; a cluster dump is read once).
+const stdinKeep = 32 << 20
+
 func (r *Reader) readStdin(fn func(Doc) error) error {
 	in := r.Stdin
 	if in == nil {
 		in = strings.NewReader("")
 	}
-	keep := &cappedBuffer{max: maxReread}
+	keep := &cappedBuffer{max: stdinKeep}
 	return r.readStream(StdinName, io.TeeReader(in, keep), func() (io.ReadCloser, error) {
 		if keep.over {
 			return nil, errors.New("standard input is too large to read again")
@@ -310,7 +314,6 @@ type fileState struct {
 func (r *Reader) readStream(name string, in io.Reader, reopen func() (io.ReadCloser, error), fn func(Doc) error) error {
 	r.Files++
 	st := &fileState{emitted: map[int]bool{}, src: &sourceComments{}}
-	in = io.TeeReader(in, st.src)
 	emit := func(d Doc) error {
 		if st.emitted[d.Line] {
 			return nil
@@ -333,7 +336,11 @@ func (r *Reader) readStream(name string, in io.Reader, reopen func() (io.ReadClo
 		return nil
 	}
 	isJSON := ferr == nil && (first == '{' || first == '[')
-	err := Read(name, br, r.Want, emit)
+	var rd io.Reader = br
+	if !isJSON {
+		rd = io.TeeReader(br, st.src) // Helm's "# Source:" comments are YAML's
+	}
+	err := Read(name, rd, r.Want, emit)
 	if err != nil {
 		var f fatal
 		if errors.As(err, &f) {
