@@ -65,6 +65,15 @@ type ReadOptions struct {
 	NamespaceSet bool
 	// KubeVersion is the target Kubernetes; zero means the newest.
 	KubeVersion manifest.KubeVersion
+	// Streams are read after the paths, each under its name (rendered
+	// Helm or kustomize output, for one).
+	Streams []Stream
+}
+
+// Stream is manifests that come from elsewhere than a path.
+type Stream struct {
+	Name string
+	R    io.Reader
 }
 
 // ReadFiles is ReadInput with the defaults that stops at the first
@@ -132,7 +141,7 @@ func ReadInput(paths []string, stdin io.Reader, cs []*checks.Check, o ReadOption
 		return ok && need[k] && !inventory.Info(k).CountOnly
 	}
 	r := &manifest.Reader{Want: want, Stdin: stdin}
-	err := r.ReadPaths(paths, func(d manifest.Doc) error {
+	read := func(d manifest.Doc) error {
 		where := manifest.Problem{File: d.File, Line: d.Line, Kind: d.Kind}
 		if d.JSON != nil {
 			where.Namespace, where.Name = metaOf(d.JSON)
@@ -204,9 +213,18 @@ func ReadInput(paths []string, stdin io.Reader, cs []*checks.Check, o ReadOption
 			r.Problem(p)
 		}
 		return nil
-	})
+	}
+	err := r.ReadPaths(paths, read)
+	for _, st := range o.Streams {
+		if err == nil {
+			err = r.ReadStream(st.Name, st.R, read)
+		}
+	}
 	if err != nil {
 		return nil, nil, nil, err
+	}
+	for _, st := range o.Streams {
+		paths = append(paths, st.Name)
 	}
 	in.Files, in.Objects = r.Files, r.Objects
 	in.SkippedFiles = append(in.SkippedFiles, r.Skipped...)

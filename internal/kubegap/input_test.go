@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/incidentlib/incidentlib/internal/kubegap/checks"
+	"github.com/incidentlib/incidentlib/internal/kubegap/inventory"
 	"github.com/incidentlib/incidentlib/internal/kubegap/manifest"
 )
 
@@ -82,5 +84,23 @@ func TestRemovedAPIs(t *testing.T) {
 		if _, err := manifest.ParseKubeVersion(bad); err == nil {
 			t.Errorf("ParseKubeVersion(%q) accepted", bad)
 		}
+	}
+}
+
+// TestStreams: manifests that come from elsewhere than a path (rendered
+// output) are read under their name, with their templates.
+func TestStreams(t *testing.T) {
+	out := "---\n# Source: web/templates/deploy.yaml\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: coredns, namespace: kube-system}\nspec:\n  replicas: 1\n  selector: {matchLabels: {k8s-app: kube-dns}}\n  template:\n    metadata: {labels: {k8s-app: kube-dns}}\n    spec:\n      containers: [{name: coredns, image: coredns/coredns:1.11.1}]\n"
+	cs := checks.All()
+	inv, in, problems, err := ReadInput(nil, nil, cs, ReadOptions{Streams: []Stream{{Name: "chart web", R: strings.NewReader(out)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := inv.Sources[inventory.Ref{Kind: "Deployment", Namespace: "kube-system", Name: "coredns"}]
+	if src.File != "chart web" || src.Line != 3 || src.Template != "web/templates/deploy.yaml" || in.Files != 1 || in.Checked != 1 || len(problems) != 0 {
+		t.Errorf("source %+v, input %+v, problems %+v", src, in, problems)
+	}
+	if _, _, _, err := ReadInput(nil, nil, cs, ReadOptions{Streams: []Stream{{Name: "chart empty", R: strings.NewReader("")}}}); err == nil || !strings.Contains(err.Error(), "the input (chart empty) holds no Kubernetes object") {
+		t.Errorf("empty stream: %v", err)
 	}
 }

@@ -275,10 +275,17 @@ func (r *Reader) readStdin(fn func(Doc) error) error {
 	if in == nil {
 		in = strings.NewReader("")
 	}
+	return r.ReadStream(StdinName, in, fn)
+}
+
+// ReadStream reads one stream of manifests named name in problems and
+// Docs (rendered chart output, for one: its "# Source:" comments give each
+// object its template), as ReadPaths reads a file.
+func (r *Reader) ReadStream(name string, in io.Reader, fn func(Doc) error) error {
 	keep := &cappedBuffer{max: stdinKeep}
-	return r.readStream(StdinName, io.TeeReader(in, keep), func() (io.ReadCloser, error) {
+	return r.readStream(name, io.TeeReader(in, keep), func() (io.ReadCloser, error) {
 		if keep.over {
-			return nil, errors.New("standard input is too large to read again")
+			return nil, errors.New(name + " is too large to read again")
 		}
 		return io.NopCloser(bytes.NewReader(keep.Bytes())), nil
 	}, fn)
