@@ -188,12 +188,16 @@ func (inv *Inventory) AddObject(k Kind, raw []byte, src Source, defaultNamespace
 			return ref, &DuplicateError{Ref: ref, First: first}
 		}
 	}
-	obj, err := info.add(inv, raw)
-	if err != nil {
-		return ref, fmt.Errorf("%s %s: %w", k, m.Metadata.Name, cleanJSONError(err))
+	if src.NamespaceAssumed {
+		// kubectl apply -n sets it; so do we, before the checks see it.
+		b, err := withNamespace(raw, ns)
+		if err != nil {
+			return ref, fmt.Errorf("%s %s: %w", k, m.Metadata.Name, cleanJSONError(err))
+		}
+		raw = b
 	}
-	if src.NamespaceAssumed && obj != nil {
-		obj.SetNamespace(ns)
+	if err := info.add(inv, raw); err != nil {
+		return ref, fmt.Errorf("%s %s: %w", k, m.Metadata.Name, cleanJSONError(err))
 	}
 	if src.File != "" {
 		inv.Sources[ref] = src
@@ -224,23 +228,35 @@ func cleanJSONError(err error) error {
 	return err
 }
 
-// object is what every kind's Go type has (metav1.Object, in part).
-type object interface {
-	GetNamespace() string
-	SetNamespace(string)
-	GetName() string
-}
-
-func appendDecoded[T any, PT interface {
-	*T
-	object
-}](dst *[]PT, raw []byte) (object, error) {
-	v := PT(new(T))
+func appendDecoded[T any](dst *[]*T, raw []byte) error {
+	v := new(T)
 	if err := json.Unmarshal(raw, v); err != nil {
-		return nil, err
+		return err
 	}
 	*dst = append(*dst, v)
-	return v, nil
+	return nil
+}
+
+// withNamespace returns raw with metadata.namespace set to ns.
+func withNamespace(raw []byte, ns string) ([]byte, error) {
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		return nil, err
+	}
+	meta := map[string]json.RawMessage{}
+	if m, ok := obj["metadata"]; ok && string(m) != "null" {
+		if err := json.Unmarshal(m, &meta); err != nil {
+			return nil, err
+		}
+	}
+	b, _ := json.Marshal(ns)
+	meta["namespace"] = b
+	m, err := json.Marshal(meta)
+	if err != nil {
+		return nil, err
+	}
+	obj["metadata"] = m
+	return json.Marshal(obj)
 }
 
 // Objects is the number of objects the inventory holds, counted kinds

@@ -56,51 +56,51 @@ type KindInfo struct {
 	// Builtin kinds are served by every API server; the others come from
 	// CRDs and may be absent, which means there are none.
 	Builtin bool
-	add     func(inv *Inventory, raw []byte) (object, error)
+	add     func(inv *Inventory, raw []byte) error
 }
 
 var kinds = map[Kind]KindInfo{
-	Node:       {Kind: "Node", Versions: []string{"v1"}, Resource: "nodes", Builtin: true, add: func(inv *Inventory, raw []byte) (object, error) { return appendDecoded(&inv.Nodes, raw) }},
-	Namespace:  {Kind: "Namespace", Versions: []string{"v1"}, Resource: "namespaces", Builtin: true, MetadataOnly: true, add: func(inv *Inventory, raw []byte) (object, error) { return appendDecoded(&inv.Namespaces, raw) }},
+	Node:       {Kind: "Node", Versions: []string{"v1"}, Resource: "nodes", Builtin: true, add: func(inv *Inventory, raw []byte) error { return appendDecoded(&inv.Nodes, raw) }},
+	Namespace:  {Kind: "Namespace", Versions: []string{"v1"}, Resource: "namespaces", Builtin: true, MetadataOnly: true, add: func(inv *Inventory, raw []byte) error { return appendDecoded(&inv.Namespaces, raw) }},
 	Pod:        {Kind: "Pod", Versions: []string{"v1"}, Resource: "pods", Namespaced: true, Builtin: true, CountOnly: true},
-	Service:    {Kind: "Service", Versions: []string{"v1"}, Resource: "services", Namespaced: true, Builtin: true, add: func(inv *Inventory, raw []byte) (object, error) { return appendDecoded(&inv.Services, raw) }},
-	ConfigMap:  {Kind: "ConfigMap", Versions: []string{"v1"}, Resource: "configmaps", Namespaced: true, Namespace: "kube-system", Builtin: true, add: func(inv *Inventory, raw []byte) (object, error) { return appendDecoded(&inv.ConfigMaps, raw) }},
-	LimitRange: {Kind: "LimitRange", Versions: []string{"v1"}, Resource: "limitranges", Namespaced: true, Builtin: true, add: func(inv *Inventory, raw []byte) (object, error) { return appendDecoded(&inv.LimitRanges, raw) }},
-	Deployment: {Kind: "Deployment", Group: "apps", Versions: []string{"v1"}, Resource: "deployments", Namespaced: true, Builtin: true, add: func(inv *Inventory, raw []byte) (object, error) { return appendDecoded(&inv.Deployments, raw) }},
+	Service:    {Kind: "Service", Versions: []string{"v1"}, Resource: "services", Namespaced: true, Builtin: true, add: func(inv *Inventory, raw []byte) error { return appendDecoded(&inv.Services, raw) }},
+	ConfigMap:  {Kind: "ConfigMap", Versions: []string{"v1"}, Resource: "configmaps", Namespaced: true, Namespace: "kube-system", Builtin: true, add: func(inv *Inventory, raw []byte) error { return appendDecoded(&inv.ConfigMaps, raw) }},
+	LimitRange: {Kind: "LimitRange", Versions: []string{"v1"}, Resource: "limitranges", Namespaced: true, Builtin: true, add: func(inv *Inventory, raw []byte) error { return appendDecoded(&inv.LimitRanges, raw) }},
+	Deployment: {Kind: "Deployment", Group: "apps", Versions: []string{"v1"}, Resource: "deployments", Namespaced: true, Builtin: true, add: func(inv *Inventory, raw []byte) error { return appendDecoded(&inv.Deployments, raw) }},
 	StatefulSet: {Kind: "StatefulSet", Group: "apps", Versions: []string{"v1"}, Resource: "statefulsets", Namespaced: true, Builtin: true,
-		add: func(inv *Inventory, raw []byte) (object, error) { return appendDecoded(&inv.StatefulSets, raw) }},
+		add: func(inv *Inventory, raw []byte) error { return appendDecoded(&inv.StatefulSets, raw) }},
 	DaemonSet: {Kind: "DaemonSet", Group: "apps", Versions: []string{"v1"}, Resource: "daemonsets", Namespaced: true, Builtin: true,
-		add: func(inv *Inventory, raw []byte) (object, error) { return appendDecoded(&inv.DaemonSets, raw) }},
-	Job:     {Kind: "Job", Group: "batch", Versions: []string{"v1"}, Resource: "jobs", Namespaced: true, Builtin: true, add: func(inv *Inventory, raw []byte) (object, error) { return appendDecoded(&inv.Jobs, raw) }},
-	CronJob: {Kind: "CronJob", Group: "batch", Versions: []string{"v1"}, Resource: "cronjobs", Namespaced: true, Builtin: true, add: func(inv *Inventory, raw []byte) (object, error) { return appendDecoded(&inv.CronJobs, raw) }},
+		add: func(inv *Inventory, raw []byte) error { return appendDecoded(&inv.DaemonSets, raw) }},
+	Job:     {Kind: "Job", Group: "batch", Versions: []string{"v1"}, Resource: "jobs", Namespaced: true, Builtin: true, add: func(inv *Inventory, raw []byte) error { return appendDecoded(&inv.Jobs, raw) }},
+	CronJob: {Kind: "CronJob", Group: "batch", Versions: []string{"v1"}, Resource: "cronjobs", Namespaced: true, Builtin: true, add: func(inv *Inventory, raw []byte) error { return appendDecoded(&inv.CronJobs, raw) }},
 	HPA: {Kind: "HorizontalPodAutoscaler", Group: "autoscaling", Versions: []string{"v2"}, Resource: "horizontalpodautoscalers", Namespaced: true, Builtin: true,
-		add: func(inv *Inventory, raw []byte) (object, error) { return appendDecoded(&inv.HPAs, raw) }},
+		add: func(inv *Inventory, raw []byte) error { return appendDecoded(&inv.HPAs, raw) }},
 	PDB: {Kind: "PodDisruptionBudget", Group: "policy", Versions: []string{"v1"}, Resource: "poddisruptionbudgets", Namespaced: true, Builtin: true,
-		add: func(inv *Inventory, raw []byte) (object, error) { return appendDecoded(&inv.PDBs, raw) }},
+		add: func(inv *Inventory, raw []byte) error { return appendDecoded(&inv.PDBs, raw) }},
 	Ingress: {Kind: "Ingress", Group: "networking.k8s.io", Versions: []string{"v1"}, Resource: "ingresses", Namespaced: true, Builtin: true,
-		add: func(inv *Inventory, raw []byte) (object, error) { return appendDecoded(&inv.Ingresses, raw) }},
+		add: func(inv *Inventory, raw []byte) error { return appendDecoded(&inv.Ingresses, raw) }},
 	ClusterRole: {Kind: "ClusterRole", Group: "rbac.authorization.k8s.io", Versions: []string{"v1"}, Resource: "clusterroles", Builtin: true,
-		add: func(inv *Inventory, raw []byte) (object, error) { return appendDecoded(&inv.ClusterRoles, raw) }},
+		add: func(inv *Inventory, raw []byte) error { return appendDecoded(&inv.ClusterRoles, raw) }},
 	ClusterRoleBinding: {Kind: "ClusterRoleBinding", Group: "rbac.authorization.k8s.io", Versions: []string{"v1"}, Resource: "clusterrolebindings", Builtin: true,
-		add: func(inv *Inventory, raw []byte) (object, error) { return appendDecoded(&inv.ClusterRoleBindings, raw) }},
+		add: func(inv *Inventory, raw []byte) error { return appendDecoded(&inv.ClusterRoleBindings, raw) }},
 	FlowSchema: {Kind: "FlowSchema", Group: "flowcontrol.apiserver.k8s.io", Versions: []string{"v1", "v1beta3"}, Resource: "flowschemas", Builtin: true,
-		add: func(inv *Inventory, raw []byte) (object, error) { return appendDecoded(&inv.FlowSchemas, raw) }},
+		add: func(inv *Inventory, raw []byte) error { return appendDecoded(&inv.FlowSchemas, raw) }},
 	PriorityLevel: {Kind: "PriorityLevelConfiguration", Group: "flowcontrol.apiserver.k8s.io", Versions: []string{"v1", "v1beta3"}, Resource: "prioritylevelconfigurations", Builtin: true,
-		add: func(inv *Inventory, raw []byte) (object, error) { return appendDecoded(&inv.PriorityLevels, raw) }},
+		add: func(inv *Inventory, raw []byte) error { return appendDecoded(&inv.PriorityLevels, raw) }},
 	ValidatingWebhook: {Kind: "ValidatingWebhookConfiguration", Group: "admissionregistration.k8s.io", Versions: []string{"v1"}, Resource: "validatingwebhookconfigurations", Builtin: true,
-		add: func(inv *Inventory, raw []byte) (object, error) { return appendDecoded(&inv.ValidatingWebhooks, raw) }},
+		add: func(inv *Inventory, raw []byte) error { return appendDecoded(&inv.ValidatingWebhooks, raw) }},
 	MutatingWebhook: {Kind: "MutatingWebhookConfiguration", Group: "admissionregistration.k8s.io", Versions: []string{"v1"}, Resource: "mutatingwebhookconfigurations", Builtin: true,
-		add: func(inv *Inventory, raw []byte) (object, error) { return appendDecoded(&inv.MutatingWebhooks, raw) }},
+		add: func(inv *Inventory, raw []byte) error { return appendDecoded(&inv.MutatingWebhooks, raw) }},
 	CustomResourceDefinition: {Kind: "CustomResourceDefinition", Group: "apiextensions.k8s.io", Versions: []string{"v1"}, Resource: "customresourcedefinitions", Builtin: true, MetadataOnly: true,
-		add: func(inv *Inventory, raw []byte) (object, error) { return appendDecoded(&inv.CRDs, raw) }},
+		add: func(inv *Inventory, raw []byte) error { return appendDecoded(&inv.CRDs, raw) }},
 	BGPPeer: {Kind: "BGPPeer", Group: "crd.projectcalico.org", Versions: []string{"v1"}, Resource: "bgppeers",
-		add: func(inv *Inventory, raw []byte) (object, error) {
+		add: func(inv *Inventory, raw []byte) error {
 			u := &unstructured.Unstructured{}
 			if err := u.UnmarshalJSON(raw); err != nil {
-				return nil, err
+				return err
 			}
 			inv.BGPPeers = append(inv.BGPPeers, u)
-			return u, nil
+			return nil
 		}},
 	AuthRequest: {Kind: "AuthRequest", Group: "dex.coreos.com", Versions: []string{"v1"}, Resource: "authrequests", Namespaced: true, CountOnly: true},
 	IPAMHandle:  {Kind: "IPAMHandle", Group: "crd.projectcalico.org", Versions: []string{"v1"}, Resource: "ipamhandles", CountOnly: true},
