@@ -5,6 +5,12 @@
 #
 #   bash .ci/kubegap.sh            # everything
 #   bash .ci/kubegap.sh build      # only build/cache the binaries, print the dir
+#   bash .ci/kubegap.sh addons     # only scan Kubernetes' own addon manifests
+#   bash .ci/kubegap.sh krew       # only validate the krew manifest and package.sh
+#
+# The build's messages go to stderr, so that "build" prints only the
+# directory on stdout and callers may take it with $(…) while the CI log
+# still shows what was built and how long it took.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -14,24 +20,81 @@ etcd_version=$(cd tools/kube/etcd && go list -m -f '{{.Version}}' go.etcd.io/etc
 cache_root=${KUBEGAP_CACHE_ROOT:-/var/cache/incidentlib}
 bin_dir="$cache_root/kube-$kube_version-etcd-$etcd_version"
 
+# The Go build cache for these builds lives beside the binaries, outside
+# the clone and apart from the machine's own cache, so that a new version
+# (or a lost binary dir) rebuilds from warm objects.
+go_cache="$cache_root/go-build-cache"
+# Same flags every time: a flag that differs misses the build cache.
+build_flags=(-trimpath -buildvcs=false)
+
 build_binaries() {
   if [ -x "$bin_dir/kube-apiserver" ] && [ -x "$bin_dir/etcd" ]; then
-    echo "== kube binaries: cached in $bin_dir"
+    echo "== kube binaries: cached in $bin_dir" >&2
     return
   fi
-  echo "== kube binaries: building kube-apiserver $kube_version and etcd $etcd_version (cold: ~10 min on 2 cores)"
-  mkdir -p "$cache_root"
+  echo "== kube binaries: building kube-apiserver $kube_version and etcd $etcd_version (GOCACHE=$go_cache; cold: 10-45 min on 2 cores, warm: about a minute)" >&2
+  mkdir -p "$cache_root" "$go_cache"
   tmp=$(mktemp -d "$cache_root/.build.XXXXXX")
-  # Same flags every time, so a warm Go build cache makes this take seconds.
-  (cd tools/kube && CGO_ENABLED=0 go build -trimpath -o "$tmp/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver)
-  (cd tools/kube/etcd && CGO_ENABLED=0 go build -trimpath -o "$tmp/etcd" go.etcd.io/etcd/server/v3)
-  "$tmp/kube-apiserver" --version
-  # No "| head" here: under pipefail, etcd dying of SIGPIPE would fail the build.
-  etcd_v=$("$tmp/etcd" --version)
-  echo "${etcd_v%%$'\n'*}"
+  local t0=$SECONDS
+  (cd tools/kube && CGO_ENABLED=0 GOCACHE="$go_cache" go build "${build_flags[@]}" -o "$tmp/kube-apiserver" k8s.io/kubernetes/cmd/kube-apiserver) >&2
+  echo "== kube binaries: kube-apiserver built in $((SECONDS - t0))s" >&2
+  local t1=$SECONDS
+  (cd tools/kube/etcd && CGO_ENABLED=0 GOCACHE="$go_cache" go build "${build_flags[@]}" -o "$tmp/etcd" go.etcd.io/etcd/server/v3) >&2
+  echo "== kube binaries: etcd built in $((SECONDS - t1))s; both in $((SECONDS - t0))s" >&2
+  # Versions are read into variables, never piped to head: under pipefail
+  # a binary that dies of SIGPIPE when head closes the pipe fails the build.
+  local v
+  v=$("$tmp/kube-apiserver" --version)
+  echo "${v%%$'\n'*}" >&2
+  v=$("$tmp/etcd" --version)
+  echo "${v%%$'\n'*}" >&2
   rm -rf "$bin_dir"
   mv "$tmp" "$bin_dir"   # atomic: a half-built dir is never taken as cached
 }
+
+check_addons() {
+  echo "== kubegap: Kubernetes' own addon manifests (k8s.io/kubernetes $kube_version from the module cache) are read to the end"
+  # (the module zip is about 22 MB, and the module cache holds it after the
+  # kube-apiserver build; with cached binaries it may have to be fetched.)
+  kdir=$(cd tools/kube && go mod download -json k8s.io/kubernetes)
+  kdir=${kdir#*\"Dir\": \"}; kdir=${kdir%%\"*}
+  addons="$kdir/cluster/addons"
+  out="$root/.ci/.addons.json"
+  code=0
+  go run ./cmd/kubegap scan -f "$addons" -o json --fail-on none > "$out" || code=$?
+  if [ "$code" != 0 ]; then echo "kubegap scan of $addons exited $code, want 0"; rm -f "$out"; exit 1; fi
+  for want in '"objects_checked": [1-9]' 'coredns.yaml.base' 'unrendered template placeholder `__DNS__MEMORY__LIMIT__`: render the template first'; do
+    if ! grep -q -- "$want" "$out"; then echo "the scan of $addons lacks $want"; rm -f "$out"; exit 1; fi
+  done
+  rm -f "$out"
+}
+
+# check_krew validates deploy/krew/gap.yaml with krew's own validator, and
+# that package.sh builds an archive whose sum it writes into a copy.
+check_krew() {
+  echo "== kubegap: the krew manifest passes krew's validator"
+  go run sigs.k8s.io/krew/cmd/validate-krew-manifest@v0.4.3 -manifest deploy/krew/gap.yaml -skip-install
+  local tmp sum
+  tmp=$(mktemp -d)
+  cp deploy/krew/gap.yaml "$tmp/gap.yaml"
+  KREW_MANIFEST="$tmp/gap.yaml" bash deploy/krew/package.sh v0.0.1 "$tmp/dist" linux/amd64 >/dev/null
+  sum=$(sha256sum "$tmp/dist/kubectl-gap_linux_amd64.tar.gz"); sum=${sum%% *}
+  if ! grep -q "sha256: $sum" "$tmp/gap.yaml" || ! grep -q "version: v0.0.1" "$tmp/gap.yaml"; then
+    echo "package.sh did not write the archive's sum and version into the manifest"; rm -rf "$tmp"; exit 1
+  fi
+  go run sigs.k8s.io/krew/cmd/validate-krew-manifest@v0.4.3 -manifest "$tmp/gap.yaml" -skip-install
+  rm -rf "$tmp"
+}
+
+if [ "${1:-}" = krew ]; then
+  check_krew
+  exit 0
+fi
+
+if [ "${1:-}" = addons ]; then
+  check_addons
+  exit 0
+fi
 
 build_binaries
 if [ "${1:-}" = build ]; then
@@ -45,11 +108,13 @@ if [ -n "$unformatted" ]; then echo "gofmt would change:"; echo "$unformatted"; 
 go vet ./cmd/kubegap/... ./internal/kubegap/...
 
 echo "== kubegap: tests (live tests required, against $bin_dir)"
-KUBEGAP_KUBE_BIN="$bin_dir" KUBEGAP_REQUIRE_LIVE=1 \
+KUBEGAP_KUBE_BIN="$bin_dir" KUBEGAP_REQUIRE_LIVE=1 KUBEGAP_REQUIRE_SARIF_SCHEMA=1 \
   go test -race -count=1 ./cmd/kubegap/... ./internal/kubegap/...
 
 echo "== kubegap: fuzz the manifest reader (${KUBEGAP_FUZZTIME:-2m})"
 go test -run '^$' -fuzz '^FuzzReadManifests$' -fuzztime "${KUBEGAP_FUZZTIME:-2m}" ./internal/kubegap/manifest
+
+check_addons
 
 echo "== kubegap: docs/checks.md is up to date"
 go run ./cmd/kubegap checks -o markdown > "$root/.ci/.checks.md.tmp"

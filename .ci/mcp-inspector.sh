@@ -26,7 +26,7 @@ cli() { "$insp/node_modules/.bin/mcp-inspector" --cli "http://127.0.0.1:$port/mc
 out=$(cli --method tools/list)
 for tool in search_incidents get_incident list_incidents get_topic vocab similar_incidents; do
   if ! grep -q "\"$tool\"" <<<"$out"; then
-    echo "mcp-inspector: tools/list lacks $tool"; echo "$out" | head -40; exit 1
+    echo "mcp-inspector: tools/list lacks $tool"; head -40 <<<"$out"; exit 1
   fi
 done
 grep -q '"readOnlyHint": true' <<<"$out" || { echo "mcp-inspector: tools are not marked read-only"; exit 1; }
@@ -34,41 +34,41 @@ grep -q '"readOnlyHint": true' <<<"$out" || { echo "mcp-inspector: tools are not
 # The Inspector exits 0 even for an isError result: read its output.
 out=$(cli --method tools/call --tool-name search_incidents --tool-arg query="kube-proxy conntrack DNS" --tool-arg limit=3)
 if grep -q '"isError": true' <<<"$out" || ! grep -q 'IL-0049' <<<"$out"; then
-  echo "mcp-inspector: search_incidents did not find IL-0049:"; echo "$out" | head -40; exit 1
+  echo "mcp-inspector: search_incidents did not find IL-0049:"; head -40 <<<"$out"; exit 1
 fi
 out=$(cli --method tools/call --tool-name get_incident --tool-arg id=IL-0195 --tool-arg lang=ko)
 if grep -q '"isError": true' <<<"$out" || ! grep -q 'cilium' <<<"$out"; then
-  echo "mcp-inspector: get_incident IL-0195 failed:"; echo "$out" | head -40; exit 1
+  echo "mcp-inspector: get_incident IL-0195 failed:"; head -40 <<<"$out"; exit 1
 fi
 out=$(cli --method tools/call --tool-name get_incident --tool-arg id=IL-9999)
 grep -q '"isError": true' <<<"$out" || { echo "mcp-inspector: an unknown id did not give an error result"; exit 1; }
 # Filters: two values of one field mean either (a case has one severity).
 out=$(cli --method tools/call --tool-name list_incidents --tool-arg 'filters={"severity":["critical","major"]}' --tool-arg limit=5)
 if grep -q '"isError": true' <<<"$out" || ! grep -q '"total": [1-9]' <<<"$out"; then
-  echo "mcp-inspector: list_incidents with two severities found nothing:"; echo "$out" | head -40; exit 1
+  echo "mcp-inspector: list_incidents with two severities found nothing:"; head -40 <<<"$out"; exit 1
 fi
 out=$(cli --method tools/call --tool-name search_incidents --tool-arg query=OOMKilled --tool-arg 'filters={"domain":["kubernetes"]}' --tool-arg limit=3)
 if grep -q '"isError": true' <<<"$out" || ! grep -q 'oom-kills' <<<"$out"; then
-  echo "mcp-inspector: search_incidents with an alias and a filter failed:"; echo "$out" | head -40; exit 1
+  echo "mcp-inspector: search_incidents with an alias and a filter failed:"; head -40 <<<"$out"; exit 1
 fi
 out=$(cli --method tools/call --tool-name get_topic --tool-arg term=config-change --tool-arg limit=2 --tool-arg offset=2)
 if grep -q '"isError": true' <<<"$out" || ! grep -q '"next_offset": 4' <<<"$out"; then
-  echo "mcp-inspector: get_topic paging failed:"; echo "$out" | head -40; exit 1
+  echo "mcp-inspector: get_topic paging failed:"; head -40 <<<"$out"; exit 1
 fi
 out=$(cli --method tools/call --tool-name similar_incidents --tool-arg id=IL-0049 --tool-arg limit=3)
 if grep -q '"isError": true' <<<"$out" || ! grep -q '"reason"' <<<"$out"; then
-  echo "mcp-inspector: similar_incidents failed:"; echo "$out" | head -40; exit 1
+  echo "mcp-inspector: similar_incidents failed:"; head -40 <<<"$out"; exit 1
 fi
 out=$(cli --method tools/call --tool-name vocab --tool-arg vocab=root_cause)
 if grep -q '"isError": true' <<<"$out" || ! grep -q 'config-change' <<<"$out"; then
-  echo "mcp-inspector: vocab failed:"; echo "$out" | head -40; exit 1
+  echo "mcp-inspector: vocab failed:"; head -40 <<<"$out"; exit 1
 fi
 out=$(cli --method resources/read --uri 'incident://IL-0049?lang=ko')
 if ! grep -q 'IL-0049' <<<"$out" || ! grep -q 'conntrack' <<<"$out"; then
-  echo "mcp-inspector: resources/read incident://IL-0049 failed:"; echo "$out" | head -40; exit 1
+  echo "mcp-inspector: resources/read incident://IL-0049 failed:"; head -40 <<<"$out"; exit 1
 fi
 out=$(cli --method prompts/get --prompt-name investigate_error --prompt-args 'error=OOMKilled')
 if ! grep -q 'search_incidents' <<<"$out"; then
-  echo "mcp-inspector: prompts/get investigate_error failed:"; echo "$out" | head -40; exit 1
+  echo "mcp-inspector: prompts/get investigate_error failed:"; head -40 <<<"$out"; exit 1
 fi
 echo "mcp-inspector: 6 tools listed, 8 calls checked (every tool, with filters and paging), a resource read and a prompt got: ok"

@@ -14,7 +14,7 @@ as_root() {
 
 need_pkgs=()
 command -v chromium >/dev/null 2>&1 || need_pkgs+=(chromium)
-if ! fc-list :lang=ko 2>/dev/null | grep -q .; then need_pkgs+=(fonts-noto-cjk); fi
+if [ -z "$(fc-list :lang=ko 2>/dev/null)" ]; then need_pkgs+=(fonts-noto-cjk); fi  # no "| grep -q": SIGPIPE under pipefail
 if [ ${#need_pkgs[@]} -gt 0 ]; then
   echo "== web: apt-get install ${need_pkgs[*]}"
   as_root apt-get update -qq

@@ -27,10 +27,20 @@ type Result struct {
 	Suppressed   int
 	// Sources maps objects to files and lines (offline scans).
 	Sources map[inventory.Ref]inventory.Source
-	// Notes are things the user should know that are not findings (skipped
-	// kinds, for instance).
-	Notes []string
+	// Checks is the number of checks asked for; Checks less
+	// len(NotEvaluated) were evaluated.
+	Checks int
+	// Input says what an offline scan read (nil for live scans).
+	Input *Input
+	// Problems are the parts of the input that could not be read, or that
+	// the user should fix; the scan went on without them.
+	Problems []manifest.Problem
+	// Objects is the number of objects the checks could read.
+	Objects int
 }
+
+// Evaluated is the number of checks that were evaluated.
+func (r *Result) Evaluated() int { return r.Checks - len(r.NotEvaluated) }
 
 // NotEvaluated is a check that could not run, and why.
 type NotEvaluated struct {
@@ -140,7 +150,7 @@ func Select(only []string, cfg *Config) ([]*checks.Check, error) {
 // only when annotations is set.
 func Evaluate(inv *inventory.Inventory, cs []*checks.Check, cfg *Config, annotations bool) *Result {
 	inv.Sort()
-	res := &Result{Sources: inv.Sources}
+	res := &Result{Sources: inv.Sources, Checks: len(cs), Objects: inv.Objects(), Problems: []manifest.Problem{}}
 	for _, c := range cs {
 		if miss := c.Missing(inv); len(miss) > 0 {
 			res.NotEvaluated = append(res.NotEvaluated, NotEvaluated{Check: c.ID, Missing: kindNames(miss),
@@ -204,89 +214,6 @@ func kindNames(ks []inventory.Kind) []string {
 	out := make([]string, len(ks))
 	for i, k := range ks {
 		out[i] = string(k)
-	}
-	return out
-}
-
-// ReadFiles reads the objects of the kinds cs need from paths ("-" reads
-// stdin). Objects of other kinds are skipped; kinds kubegap does not know
-// at all are reported in the notes. Every kind cs need counts as read: an
-// offline input is taken as the whole truth about the kinds it could hold.
-func ReadFiles(paths []string, stdin io.Reader, cs []*checks.Check) (*inventory.Inventory, []string, error) {
-	need := map[inventory.Kind]bool{}
-	for _, k := range checks.Kinds(cs) {
-		need[k] = true
-	}
-	need[inventory.Pod] = true // counted, for pod estimates
-	inv := inventory.New()
-	for k := range need {
-		inv.MarkRead(k)
-	}
-	type skip struct {
-		n    int
-		file string
-		line int
-	}
-	unknown := map[string]*skip{}
-	objects := 0
-	want := func(apiVersion, kind string) bool {
-		k, ok := inventory.Lookup(apiVersion, kind)
-		return ok && need[k] && !inventory.Info(k).CountOnly
-	}
-	err := manifest.ReadPaths(paths, stdin, want, func(d manifest.Doc) error {
-		objects++
-		k, ok := inventory.Lookup(d.APIVersion, d.Kind)
-		if !ok {
-			key := d.APIVersion + " " + d.Kind
-			if s := unknown[key]; s != nil {
-				s.n++
-			} else {
-				unknown[key] = &skip{1, d.File, d.Line}
-			}
-			return nil
-		}
-		if !need[k] {
-			return nil
-		}
-		if inventory.Info(k).CountOnly {
-			inv.AddCount(k, 1, false)
-			return nil
-		}
-		if err := inv.Add(k, d.JSON, inventory.Source{File: d.File, Line: d.Line}); err != nil {
-			return &manifest.Error{File: d.File, Line: d.Line, Msg: err.Error()}
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, nil, err
-	}
-	if objects == 0 {
-		// A scan that read nothing must never look like a clean one: an
-		// empty folder or a failed "helm template … | kubegap scan -f -".
-		return nil, nil, fmt.Errorf("the input (%s) holds no Kubernetes object; check the paths, and render Helm charts or kustomize overlays first (helm template …, kubectl kustomize …)", strings.Join(displayPaths(paths), ", "))
-	}
-	var notes []string
-	for key, s := range unknown {
-		notes = append(notes, fmt.Sprintf("%s:%d: skipped %d %s of kind %s: no check reads it", s.file, s.line, s.n, plural(s.n, "object", "objects"), key))
-	}
-	sort.Strings(notes)
-	return inv, notes, nil
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
-func displayPaths(paths []string) []string {
-	out := make([]string, len(paths))
-	for i, p := range paths {
-		if p == "-" {
-			p = "standard input"
-		}
-		out[i] = p
 	}
 	return out
 }

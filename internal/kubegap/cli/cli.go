@@ -22,6 +22,7 @@ import (
 	"github.com/incidentlib/incidentlib/internal/kubegap/checks"
 	"github.com/incidentlib/incidentlib/internal/kubegap/inventory"
 	"github.com/incidentlib/incidentlib/internal/kubegap/live"
+	"github.com/incidentlib/incidentlib/internal/kubegap/manifest"
 	"github.com/incidentlib/incidentlib/internal/kubegap/mcptools"
 	"github.com/incidentlib/incidentlib/internal/kubegap/report"
 )
@@ -124,6 +125,8 @@ type scanFlags struct {
 	concurrency    int
 	requestTimeout time.Duration
 	timeout        time.Duration
+	strict         bool
+	kubeVersion    string
 }
 
 func newScan(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
@@ -164,15 +167,32 @@ func newScan(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			res, notes, err := runScan(cmd.Context(), f, cs, cfg, cmd.Flags().Changed("annotations"), stdin, stderr)
+			res, err := runScan(cmd.Context(), f, cs, cfg, cmd.Flags().Changed("annotations"), cmd.Flags().Changed("namespace"), stdin, stderr)
 			if err != nil {
 				return err
 			}
-			for _, n := range notes {
-				fmt.Fprintf(stderr, "kubegap: note: %s\n", n)
-			}
 			if err := report.Write(stdout, res, f.output, f.lang, Version); err != nil {
 				return err
+			}
+			// Never silent: a scan that could evaluate nothing, or (with
+			// --strict) one that could not read all of its input, fails.
+			if res.Checks > 0 {
+				if err := res.Input.NothingChecked(); err != nil {
+					return err
+				}
+			}
+			if res.Checks > 0 && res.Evaluated() == 0 {
+				why := ""
+				if len(res.NotEvaluated) > 0 {
+					why = ": " + res.NotEvaluated[0].Reason
+					if len(res.NotEvaluated) > 1 {
+						why += fmt.Sprintf(" (and %d more, listed in the report)", len(res.NotEvaluated)-1)
+					}
+				}
+				return fmt.Errorf("no check could be evaluated%s", why)
+			}
+			if f.strict && len(res.Problems) > 0 {
+				return fmt.Errorf("--strict: %d input %s (the first: %s)", len(res.Problems), pluralS(len(res.Problems), "problem", "problems"), res.Problems[0])
 			}
 			if threshold > 0 {
 				for _, fd := range res.Findings {
@@ -188,7 +208,7 @@ func newScan(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	fl.StringArrayVarP(&f.files, "filename", "f", nil, "scan manifests: a file, a folder, or - for stdin (repeatable); without it kubegap scans the live cluster")
 	fl.StringVar(&f.kubeconfig, "kubeconfig", "", "path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)")
 	fl.StringVar(&f.kubeContext, "context", "", "kubeconfig context to use")
-	fl.StringVarP(&f.namespace, "namespace", "n", "", "read namespaced kinds in this namespace only (cluster-scoped kinds are always read)")
+	fl.StringVarP(&f.namespace, "namespace", "n", "", "live: read namespaced kinds in this namespace only (cluster-scoped kinds are always read); files: the namespace of objects that name none, as kubectl apply -n (default \"default\")")
 	fl.BoolVarP(&f.allNamespaces, "all-namespaces", "A", false, "read every namespace (the default)")
 	fl.StringVarP(&f.output, "output", "o", "table", "output format: table, json, sarif or markdown")
 	fl.StringVar(&f.lang, "lang", defaultLang(), "language of titles and messages: ko or en")
@@ -201,6 +221,8 @@ func newScan(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	fl.IntVar(&f.concurrency, "concurrency", 2, "live: kinds listed at the same time")
 	fl.DurationVar(&f.requestTimeout, "request-timeout", 30*time.Second, "live: timeout of each API request")
 	fl.DurationVar(&f.timeout, "timeout", 5*time.Minute, "live: timeout of the whole scan")
+	fl.BoolVar(&f.strict, "strict", false, "files: exit 2 when any part of the input could not be read (the report still lists everything)")
+	fl.StringVar(&f.kubeVersion, "kube-version", manifest.NewestKube.String(), "files: the Kubernetes release to read for; objects in API versions it no longer serves are problems")
 	return cmd
 }
 
@@ -213,21 +235,39 @@ func contains(s []string, v string) bool {
 	return false
 }
 
-func runScan(ctx context.Context, f *scanFlags, cs []*checks.Check, cfg *kubegap.Config, annotationsSet bool, stdin io.Reader, stderr io.Writer) (*kubegap.Result, []string, error) {
+func pluralS(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func runScan(ctx context.Context, f *scanFlags, cs []*checks.Check, cfg *kubegap.Config, annotationsSet, namespaceSet bool, stdin io.Reader, stderr io.Writer) (*kubegap.Result, error) {
 	if len(f.files) > 0 {
 		annotations := true
 		if annotationsSet {
 			annotations = f.annotations
 		}
-		inv, notes, err := kubegap.ReadFiles(f.files, stdin, cs)
+		kv, err := manifest.ParseKubeVersion(f.kubeVersion)
 		if err != nil {
-			return nil, nil, err
+			return nil, fmt.Errorf("--kube-version: %w", err)
+		}
+		if f.allNamespaces {
+			return nil, errors.New("-A is for live scans; with -f, -n gives the namespace of objects that name none")
+		}
+		inv, in, problems, err := kubegap.ReadInput(f.files, stdin, cs, kubegap.ReadOptions{Namespace: f.namespace, NamespaceSet: namespaceSet, KubeVersion: kv})
+		if err != nil {
+			return nil, err
 		}
 		res := kubegap.Evaluate(inv, cs, cfg, annotations)
-		return res, notes, nil
+		res.Input, res.Problems = in, problems
+		return res, nil
+	}
+	if f.strict || f.kubeVersion != manifest.NewestKube.String() {
+		return nil, errors.New("--strict and --kube-version are for manifests (-f); a live cluster serves what it serves")
 	}
 	if f.namespace != "" && f.allNamespaces {
-		return nil, nil, errors.New("-n and -A cannot be used together")
+		return nil, errors.New("-n and -A cannot be used together")
 	}
 	o := live.Options{
 		Kubeconfig: f.kubeconfig, Context: f.kubeContext, Namespace: f.namespace,
@@ -237,8 +277,7 @@ func runScan(ctx context.Context, f *scanFlags, cs []*checks.Check, cfg *kubegap
 	if file, ok := stderr.(*os.File); ok && term.IsTerminal(int(file.Fd())) {
 		o.Progress = stderr
 	}
-	res, err := LiveScan(ctx, o, f.timeout, cs, cfg, annotationsSet && f.annotations)
-	return res, nil, err
+	return LiveScan(ctx, o, f.timeout, cs, cfg, annotationsSet && f.annotations)
 }
 
 // LiveScan reads the cluster and evaluates cs.

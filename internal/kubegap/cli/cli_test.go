@@ -7,9 +7,12 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/incidentlib/incidentlib/internal/kubegap/report/sariftest"
 )
 
 const fixtures = "../checks/testdata"
@@ -18,7 +21,32 @@ func run(t *testing.T, stdin string, args ...string) (code int, stdout, stderr s
 	t.Helper()
 	var out, errb bytes.Buffer
 	code = Main(args, strings.NewReader(stdin), &out, &errb)
+	if len(args) > 0 && args[0] == "scan" && code != 2 && (slices.Contains(args, "-f") || slices.Contains(args, "--filename")) && !slices.Contains(args, "--help") {
+		validateSARIF(t, stdin, args)
+	}
 	return code, out.String(), errb.String()
+}
+
+// validateSARIF runs the same scan again as SARIF and checks the log
+// against the SARIF 2.1.0 schema: every test scan's SARIF must pass it.
+func validateSARIF(t *testing.T, stdin string, args []string) {
+	t.Helper()
+	var a []string
+	for i := 0; i < len(args); i++ {
+		if args[i] == "-o" || args[i] == "--output" {
+			i++
+			continue
+		}
+		a = append(a, args[i])
+	}
+	a = append(a, "-o", "sarif")
+	var out, errb bytes.Buffer
+	Main(a, strings.NewReader(stdin), &out, &errb)
+	if out.Len() == 0 {
+		t.Errorf("scan %v wrote no SARIF: %s", a, errb.String())
+		return
+	}
+	sariftest.Validate(t, out.Bytes())
 }
 
 func TestExitCodes(t *testing.T) {
@@ -85,14 +113,34 @@ func TestStdinAndUnknownKinds(t *testing.T) {
 	if code != 1 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if !strings.Contains(stderr, "<stdin>:1: skipped 1 object of kind example.com/v1 Widget") {
-		t.Errorf("no note about the unknown kind: %q", stderr)
-	}
 	var r struct {
-		Findings []struct{ Check string }
+		Findings []struct {
+			Check string
+			File  string
+			Line  int
+		}
+		Input struct {
+			Files          int
+			Objects        int
+			Checked        int `json:"objects_checked"`
+			SkippedObjects []struct {
+				Reason string
+				Count  int
+				Kinds  []string
+			} `json:"skipped_objects"`
+		}
 	}
 	if err := json.Unmarshal([]byte(stdout), &r); err != nil || len(r.Findings) != 1 {
-		t.Errorf("report %q (%v)", stdout, err)
+		t.Fatalf("report %q (%v)", stdout, err)
+	}
+	// The finding carries the place of its object; the report says what
+	// was read and what was skipped.
+	if f := r.Findings[0]; f.File != "<stdin>" || f.Line != 5 {
+		t.Errorf("finding at %s:%d, want <stdin>:5", f.File, f.Line)
+	}
+	if in := r.Input; in.Files != 1 || in.Objects != 2 || in.Checked != 1 || len(in.SkippedObjects) != 1 ||
+		in.SkippedObjects[0].Count != 1 || strings.Join(in.SkippedObjects[0].Kinds, ",") != "example.com/v1 Widget" || in.SkippedObjects[0].Reason != "kind no check reads" {
+		t.Errorf("input %+v", in)
 	}
 }
 

@@ -47,6 +47,23 @@ func (r Ref) String() string {
 type Source struct {
 	File string
 	Line int
+	// Template is the chart template that produced the object (Helm's
+	// "# Source:" comment), when known.
+	Template string
+	// NamespaceAssumed is set when the object named no namespace and took
+	// the default one, as kubectl apply -n would give it.
+	NamespaceAssumed bool
+}
+
+// DuplicateError is an object read a second time (same group, kind,
+// namespace and name): the second copy is not filed.
+type DuplicateError struct {
+	Ref   Ref
+	First Source
+}
+
+func (e *DuplicateError) Error() string {
+	return fmt.Sprintf("%s is defined twice (first at %s:%d)", e.Ref, e.First.File, e.First.Line)
 }
 
 // Count is the number of objects of a kind, when only the number is needed.
@@ -130,29 +147,57 @@ type objectMeta struct {
 // be the zero Source (live). The caller has already matched the object's
 // apiVersion and kind to k.
 func (inv *Inventory) Add(k Kind, raw []byte, src Source) error {
+	_, err := inv.AddObject(k, raw, src, "")
+	return err
+}
+
+// AddObject is Add for objects read from files: a namespaced object without
+// a namespace takes defaultNamespace (when set), as kubectl apply would give
+// it, and src records that; an object already filed from a file is not
+// filed again (a *DuplicateError). It returns the object's Ref ("" name
+// when the object was not needed).
+func (inv *Inventory) AddObject(k Kind, raw []byte, src Source, defaultNamespace string) (Ref, error) {
 	info, ok := kinds[k]
 	if !ok {
-		return fmt.Errorf("kind %s is not one kubegap reads", k)
+		return Ref{}, fmt.Errorf("kind %s is not one kubegap reads", k)
 	}
 	if info.CountOnly {
 		c := inv.Counts[k]
 		c.N++
 		inv.Counts[k] = c
-		return nil
+		return Ref{}, nil
 	}
 	var m objectMeta
 	if err := json.Unmarshal(raw, &m); err != nil {
-		return fmt.Errorf("%s: %w", k, cleanJSONError(err))
+		return Ref{}, fmt.Errorf("%s: %w", k, cleanJSONError(err))
 	}
-	if info.Namespace != "" && m.Metadata.Namespace != info.Namespace {
-		return nil // e.g. ConfigMaps outside kube-system: not needed
+	ns := m.Metadata.Namespace
+	if info.Namespaced && ns == "" && defaultNamespace != "" {
+		ns = defaultNamespace
+		src.NamespaceAssumed = true
 	}
-	if err := info.add(inv, raw); err != nil {
-		return fmt.Errorf("%s %s: %w", k, m.Metadata.Name, cleanJSONError(err))
+	if info.Namespace != "" && ns != info.Namespace {
+		return Ref{}, nil // e.g. ConfigMaps outside kube-system: not needed
 	}
-	ref := Ref{Kind: info.Kind, Namespace: m.Metadata.Namespace, Name: m.Metadata.Name}
+	ref := Ref{Kind: info.Kind, Namespace: ns, Name: m.Metadata.Name}
 	if !info.Namespaced {
 		ref.Namespace = ""
+	}
+	if src.File != "" {
+		if first, dup := inv.Sources[ref]; dup {
+			return ref, &DuplicateError{Ref: ref, First: first}
+		}
+	}
+	if src.NamespaceAssumed {
+		// kubectl apply -n sets it; so do we, before the checks see it.
+		b, err := withNamespace(raw, ns)
+		if err != nil {
+			return ref, fmt.Errorf("%s %s: %w", k, m.Metadata.Name, cleanJSONError(err))
+		}
+		raw = b
+	}
+	if err := info.add(inv, raw); err != nil {
+		return ref, fmt.Errorf("%s %s: %w", k, m.Metadata.Name, cleanJSONError(err))
 	}
 	if src.File != "" {
 		inv.Sources[ref] = src
@@ -164,7 +209,7 @@ func (inv *Inventory) Add(k Kind, raw []byte, src Source) error {
 			}
 		}
 	}
-	return nil
+	return ref, nil
 }
 
 // AddCount adds n objects of a count-only kind.
@@ -190,6 +235,42 @@ func appendDecoded[T any](dst *[]*T, raw []byte) error {
 	}
 	*dst = append(*dst, v)
 	return nil
+}
+
+// withNamespace returns raw with metadata.namespace set to ns.
+func withNamespace(raw []byte, ns string) ([]byte, error) {
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil {
+		return nil, err
+	}
+	meta := map[string]json.RawMessage{}
+	if m, ok := obj["metadata"]; ok && string(m) != "null" {
+		if err := json.Unmarshal(m, &meta); err != nil {
+			return nil, err
+		}
+	}
+	b, _ := json.Marshal(ns)
+	meta["namespace"] = b
+	m, err := json.Marshal(meta)
+	if err != nil {
+		return nil, err
+	}
+	obj["metadata"] = m
+	return json.Marshal(obj)
+}
+
+// Objects is the number of objects the inventory holds, counted kinds
+// included.
+func (inv *Inventory) Objects() int {
+	n := len(inv.Nodes) + len(inv.Namespaces) + len(inv.Services) + len(inv.ConfigMaps) + len(inv.LimitRanges) +
+		len(inv.Deployments) + len(inv.StatefulSets) + len(inv.DaemonSets) + len(inv.Jobs) + len(inv.CronJobs) +
+		len(inv.HPAs) + len(inv.PDBs) + len(inv.Ingresses) + len(inv.ClusterRoles) + len(inv.ClusterRoleBindings) +
+		len(inv.FlowSchemas) + len(inv.PriorityLevels) + len(inv.ValidatingWebhooks) + len(inv.MutatingWebhooks) +
+		len(inv.CRDs) + len(inv.BGPPeers)
+	for _, c := range inv.Counts {
+		n += c.N
+	}
+	return n
 }
 
 // Sort orders every list by namespace and name, so that findings come out in

@@ -13,9 +13,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
-	"path/filepath"
-	"sort"
 	"strings"
 )
 
@@ -25,6 +22,9 @@ type Doc struct {
 	Kind       string
 	File       string
 	Line       int
+	// Template is the template that produced the object (Helm's "# Source:"
+	// comment), when the reader knows it.
+	Template string
 	// JSON is the object, or nil when the caller's want function declined it.
 	JSON []byte
 }
@@ -99,59 +99,19 @@ func firstByte(br *bufio.Reader) (byte, error) {
 }
 
 // ReadPaths reads each path: a file, a folder (every *.yaml, *.yml and
-// *.json below it, in name order) or "-" for stdin.
+// *.json below it, in name order) or "-" for stdin. Unlike a Reader it
+// stops at the first problem, which it returns as an *Error.
 func ReadPaths(paths []string, stdin io.Reader, want Want, fn func(Doc) error) error {
-	for _, p := range paths {
-		if p == "-" {
-			if err := Read("<stdin>", stdin, want, fn); err != nil {
-				return err
-			}
-			continue
-		}
-		st, err := os.Stat(p)
-		if err != nil {
-			return fmt.Errorf("read %s: %w", p, unwrapPathError(err))
-		}
-		files := []string{p}
-		if st.IsDir() {
-			files = nil
-			err := filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
-				if err != nil {
-					return err
-				}
-				if d.IsDir() {
-					if path != p && strings.HasPrefix(d.Name(), ".") {
-						return filepath.SkipDir
-					}
-					return nil
-				}
-				switch strings.ToLower(filepath.Ext(path)) {
-				case ".yaml", ".yml", ".json":
-					files = append(files, path)
-				}
-				return nil
-			})
-			if err != nil {
-				return fmt.Errorf("read %s: %w", p, unwrapPathError(err))
-			}
-			sort.Strings(files)
-		}
-		for _, f := range files {
-			if err := readFile(f, want, fn); err != nil {
-				return err
-			}
+	r := &Reader{Want: want, Stdin: stdin}
+	if err := r.ReadPaths(paths, fn); err != nil {
+		return err
+	}
+	for _, p := range r.Problems {
+		if p.Level == LevelError {
+			return &Error{File: p.File, Line: p.Line, Msg: p.Message}
 		}
 	}
 	return nil
-}
-
-func readFile(path string, want Want, fn func(Doc) error) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return fmt.Errorf("read %s: %w", path, unwrapPathError(err))
-	}
-	defer f.Close()
-	return Read(path, f, want, fn)
 }
 
 func unwrapPathError(err error) error {

@@ -4,15 +4,19 @@
 package mcptools
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/incidentlib/incidentlib/internal/mcpcase"
-	"github.com/incidentlib/incidentlib/internal/mcpschema"
 	"io"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/incidentlib/incidentlib/internal/corpus"
@@ -22,6 +26,8 @@ import (
 	"github.com/incidentlib/incidentlib/internal/kubegap/live"
 	"github.com/incidentlib/incidentlib/internal/kubegap/manifest"
 	"github.com/incidentlib/incidentlib/internal/kubegap/report"
+	"github.com/incidentlib/incidentlib/internal/mcpcase"
+	"github.com/incidentlib/incidentlib/internal/mcpschema"
 )
 
 // Options configures the server.
@@ -36,25 +42,66 @@ type Options struct {
 	LiveScan func(ctx context.Context, o live.Options, timeout time.Duration, cs []*checks.Check, cfg *kubegap.Config, annotations bool) (*kubegap.Result, error)
 }
 
-// MaxFindings caps the findings one scan answer carries, to keep it within
-// an agent's context.
-const MaxFindings = 200
+// Paging of the scan tool's findings, to keep an answer within an agent's
+// context: DefaultLimit findings unless limit asks for more, MaxFindings at
+// most.
+const (
+	DefaultLimit = 50
+	MaxFindings  = 200
+	// MaxProblems caps the input problems one answer carries.
+	MaxProblems = 100
+)
 
 // ScanInput is the scan tool's input.
 type ScanInput struct {
-	Manifests string   `json:"manifests,omitempty" jsonschema:"Kubernetes YAML or JSON to scan (multi-document, kind: List and Helm output work). Leave empty with live true to scan the cluster."`
-	Paths     []string `json:"paths,omitempty" jsonschema:"files or folders of manifests on the machine running kubegap"`
-	Live      bool     `json:"live,omitempty" jsonschema:"scan the live cluster through the kubeconfig, read-only"`
-	Context   string   `json:"context,omitempty" jsonschema:"kubeconfig context for a live scan"`
-	Namespace string   `json:"namespace,omitempty" jsonschema:"limit namespaced kinds of a live scan to this namespace"`
-	Checks    []string `json:"checks,omitempty" jsonschema:"only these check ids"`
-	Lang      string   `json:"lang,omitempty" jsonschema:"en (default) or ko"`
+	Manifests   string   `json:"manifests,omitempty" jsonschema:"Kubernetes YAML or JSON to scan (multi-document, kind: List and Helm output work). Leave empty with live true to scan the cluster."`
+	Paths       []string `json:"paths,omitempty" jsonschema:"files or folders of manifests on the machine running kubegap"`
+	Live        bool     `json:"live,omitempty" jsonschema:"scan the live cluster through the kubeconfig, read-only"`
+	Context     string   `json:"context,omitempty" jsonschema:"kubeconfig context for a live scan"`
+	Namespace   string   `json:"namespace,omitempty" jsonschema:"live: limit namespaced kinds to this namespace; manifests: the namespace of objects that name none, as kubectl apply -n (default: default)"`
+	KubeVersion string   `json:"kube_version,omitempty" jsonschema:"manifests: the Kubernetes release to read for, such as 1.29 (default: the newest); API versions it no longer serves are problems"`
+	Checks      []string `json:"checks,omitempty" jsonschema:"only these check ids"`
+	MinSeverity string   `json:"min_severity,omitempty" jsonschema:"only findings at or above this severity: low (default), medium or high"`
+	Offset      int      `json:"offset,omitempty" jsonschema:"skip this many findings (from next_offset of the previous answer)"`
+	Limit       int      `json:"limit,omitempty" jsonschema:"findings to return: 50 by default, 200 at most"`
+	Lang        string   `json:"lang,omitempty" jsonschema:"en (default) or ko"`
 }
 
-// ScanOutput is the scan tool's answer: the JSON report, capped.
+// ScanOutput is the scan tool's answer: the JSON report, one page of its
+// findings.
 type ScanOutput struct {
 	report.Report
-	Truncated int `json:"truncated,omitempty"`
+	// TotalFindings is the number of findings at or above min_severity.
+	TotalFindings int `json:"total_findings"`
+	Offset        int `json:"offset"`
+	Limit         int `json:"limit"`
+	// NextOffset is where the next page starts; absent on the last page.
+	NextOffset int `json:"next_offset,omitempty"`
+	// ProblemsTotal is the number of input problems; at most MaxProblems
+	// are listed.
+	ProblemsTotal int `json:"problems_total"`
+}
+
+// Instructions tell the host what the server is for and how to use it.
+const Instructions = "kubegap checks Kubernetes objects (manifests or a live cluster, read-only) for gaps that public incidents exposed; every finding cites its cases (get_incident tells them). " +
+	"Call scan with manifests (text), paths, or live: true. Read the answer's input (files and objects read, skipped and why) and checks (evaluated or not) before calling a scan clean: " +
+	"problems lists what could not be read, at FILE:LINE, with what to do (render Helm charts and kustomize folders first). " +
+	"Findings come a page at a time (limit, at most 200; next_offset for more; min_severity to narrow). explain_check says what a check looks at and how to fix what it finds."
+
+// scanSchema is the scan tool's input schema, with its bounds.
+func scanSchema() *jsonschema.Schema {
+	s := mcpschema.Input[ScanInput]()
+	f := func(v float64) *float64 { return &v }
+	if p := s.Properties["limit"]; p != nil {
+		p.Minimum, p.Maximum = f(1), f(MaxFindings)
+	}
+	if p := s.Properties["offset"]; p != nil {
+		p.Minimum, p.Maximum = f(0), nil
+	}
+	if p := s.Properties["min_severity"]; p != nil {
+		p.Enum = []any{"low", "medium", "high"}
+	}
+	return s
 }
 
 // ListInput is list_checks' input.
@@ -96,15 +143,17 @@ func readOnly(title string) *mcp.ToolAnnotations {
 
 // NewServer builds the MCP server with its four tools.
 func NewServer(o Options) *mcp.Server {
-	s := mcp.NewServer(&mcp.Implementation{Name: "kubegap", Title: "kubegap", Version: o.Version}, nil)
+	s := mcp.NewServer(&mcp.Implementation{Name: "kubegap", Title: "kubegap", Version: o.Version}, &mcp.ServerOptions{Instructions: Instructions})
 
 	mcp.AddTool(s, &mcp.Tool{
 		Name:  "scan",
 		Title: "Scan Kubernetes objects for incident-grounded gaps",
-		Description: "Reads manifests (text or paths) or the live cluster, read-only, and returns findings; each cites the public incidents behind its check. " +
-			"Live scans list only the kinds the checks need, paged, and report checks they could not evaluate.",
+		Description: "Reads manifests (text or paths) or the live cluster, read-only, and returns findings with the file, line and chart template of their object; each cites the public incidents behind its check. " +
+			"The answer says how many files and objects were read and skipped (and why), how many checks were evaluated (and why not), and lists the input problems (what could not be read, at FILE:LINE, and what to do; 100 at most). " +
+			"Findings are paged: 50 by default, at most 200 per call (limit); pass next_offset as offset for the next page; min_severity filters. " +
+			"Live scans list only the kinds the checks need, paged. A scan that read no Kubernetes object is an error.",
 		Annotations: readOnly("Scan for gaps"),
-		InputSchema: mcpschema.Input[ScanInput](),
+		InputSchema: scanSchema(),
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in ScanInput) (*mcp.CallToolResult, ScanOutput, error) {
 		out, err := scan(ctx, o, in)
 		return nil, out, err
@@ -177,6 +226,22 @@ func scan(ctx context.Context, o Options, in ScanInput) (ScanOutput, error) {
 	if err != nil {
 		return ScanOutput{}, err
 	}
+	minSev := checks.Low
+	if in.MinSeverity != "" {
+		if minSev, err = checks.ParseSeverity(in.MinSeverity); err != nil {
+			return ScanOutput{}, fmt.Errorf("min_severity: %w", err)
+		}
+	}
+	limit := in.Limit
+	switch {
+	case limit == 0:
+		limit = DefaultLimit
+	case limit < 0 || limit > MaxFindings:
+		return ScanOutput{}, fmt.Errorf("limit %d: give 1 to %d", limit, MaxFindings)
+	}
+	if in.Offset < 0 {
+		return ScanOutput{}, fmt.Errorf("offset %d: give 0 or more", in.Offset)
+	}
 	cs, err := kubegap.Select(in.Checks, nil)
 	if err != nil {
 		return ScanOutput{}, err
@@ -209,31 +274,66 @@ func scan(ctx context.Context, o Options, in ScanInput) (ScanOutput, error) {
 		if in.Manifests != "" {
 			paths = append(paths, "-")
 		}
-		inv, _, rerr := kubegap.ReadFiles(paths, strings.NewReader(in.Manifests), cs)
-		if rerr != nil {
-			var me *manifest.Error
-			if errors.As(rerr, &me) && me.File == "<stdin>" {
-				me.File = "manifests"
+		kv := manifest.NewestKube
+		if in.KubeVersion != "" {
+			if kv, err = manifest.ParseKubeVersion(in.KubeVersion); err != nil {
+				return ScanOutput{}, fmt.Errorf("kube_version: %w", err)
 			}
-			return ScanOutput{}, rerr
+		}
+		inv, input, problems, rerr := kubegap.ReadInput(paths, strings.NewReader(in.Manifests), cs, kubegap.ReadOptions{Namespace: in.Namespace, NamespaceSet: in.Namespace != "", KubeVersion: kv})
+		if rerr != nil {
+			return ScanOutput{}, errors.New(strings.ReplaceAll(rerr.Error(), manifest.StdinName, "manifests"))
+		}
+		if len(cs) > 0 {
+			if err := input.NothingChecked(); err != nil {
+				return ScanOutput{}, errors.New(strings.ReplaceAll(err.Error(), "standard input", "manifests"))
+			}
 		}
 		res = kubegap.Evaluate(inv, cs, nil, true)
+		res.Input, res.Problems = input, problems
+		if input != nil {
+			for i := range res.Problems {
+				if res.Problems[i].File == manifest.StdinName {
+					res.Problems[i].File = "manifests"
+				}
+			}
+		}
 	default:
 		return ScanOutput{}, errors.New("nothing to scan: pass manifests, paths, or live: true")
 	}
-	out := ScanOutput{Report: report.Build(res, l)}
-	if n := len(out.Findings); n > MaxFindings {
-		out.Truncated = n - MaxFindings
-		out.Findings = out.Findings[:MaxFindings]
+	out := ScanOutput{Report: report.Build(res, l), Offset: in.Offset, Limit: limit}
+	kept := out.Findings[:0]
+	for _, f := range out.Findings {
+		if sev, _ := checks.ParseSeverity(f.Severity); sev >= minSev {
+			if f.File == manifest.StdinName {
+				f.File = "manifests"
+			}
+			kept = append(kept, f)
+		}
+	}
+	out.TotalFindings = len(kept)
+	start := min(in.Offset, len(kept))
+	end := min(start+limit, len(kept))
+	out.Findings = kept[start:end]
+	if end < len(kept) {
+		out.NextOffset = end
+	}
+	out.ProblemsTotal = len(out.Problems)
+	if len(out.Problems) > MaxProblems {
+		out.Problems = out.Problems[:MaxProblems]
 	}
 	return out, nil
 }
 
 // ServeStdio runs the server on the given stdio streams until the client
-// disconnects or ctx ends.
+// disconnects or ctx ends. A line that is not JSON, or not a JSON-RPC
+// message, is answered with a JSON-RPC error (-32700 parse error, -32600
+// invalid request) and the server reads on: one bad line from a host must
+// not end the session.
 func ServeStdio(ctx context.Context, o Options, stdin io.Reader, stdout io.Writer) error {
 	s := NewServer(o)
-	t := &mcp.IOTransport{Reader: nopReadCloser{stdin}, Writer: nopWriteCloser{stdout}}
+	w := &lockedWriter{w: stdout}
+	t := &mcp.IOTransport{Reader: io.NopCloser(&lineFilter{r: bufio.NewReaderSize(stdin, 64<<10), reply: w}), Writer: nopWriteCloser{w}}
 	err := s.Run(ctx, t)
 	if err != nil && (errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) || strings.Contains(err.Error(), "EOF")) {
 		return nil
@@ -241,9 +341,82 @@ func ServeStdio(ctx context.Context, o Options, stdin io.Reader, stdout io.Write
 	return err
 }
 
-type nopReadCloser struct{ io.Reader }
+// lockedWriter keeps the filter's error answers from interleaving with the
+// server's messages (each is one Write).
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
 
-func (nopReadCloser) Close() error { return nil }
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// lineFilter passes on the lines that are JSON-RPC messages (or batches of
+// them) and answers the others itself.
+type lineFilter struct {
+	r       *bufio.Reader
+	reply   io.Writer
+	pending []byte
+	err     error
+}
+
+func (f *lineFilter) Read(p []byte) (int, error) {
+	for len(f.pending) == 0 {
+		if f.err != nil {
+			return 0, f.err
+		}
+		line, err := f.r.ReadBytes('\n')
+		f.err = err
+		if t := bytes.TrimSpace(line); len(t) > 0 {
+			if code, msg := checkMessage(t); code != 0 {
+				f.answer(code, msg)
+				continue
+			}
+			f.pending = append(t, '\n')
+		}
+	}
+	n := copy(p, f.pending)
+	f.pending = f.pending[n:]
+	return n, nil
+}
+
+// JSON-RPC error codes.
+const (
+	rpcParseError     = -32700
+	rpcInvalidRequest = -32600
+)
+
+// checkMessage returns a JSON-RPC error code and message for a line that
+// is not a message, or 0.
+func checkMessage(line []byte) (int, string) {
+	if !json.Valid(line) {
+		return rpcParseError, "Parse error: the line is not valid JSON"
+	}
+	if line[0] == '[' {
+		var batch []json.RawMessage
+		if err := json.Unmarshal(line, &batch); err != nil || len(batch) == 0 {
+			return rpcInvalidRequest, "Invalid Request: an empty or malformed batch"
+		}
+		for _, m := range batch {
+			if _, err := jsonrpc.DecodeMessage(m); err != nil {
+				return rpcInvalidRequest, "Invalid Request: " + err.Error()
+			}
+		}
+		return 0, ""
+	}
+	if _, err := jsonrpc.DecodeMessage(line); err != nil {
+		return rpcInvalidRequest, "Invalid Request: " + err.Error()
+	}
+	return 0, ""
+}
+
+func (f *lineFilter) answer(code int, msg string) {
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": code, "message": msg}})
+	_, _ = f.reply.Write(append(b, '\n'))
+}
 
 type nopWriteCloser struct{ io.Writer }
 

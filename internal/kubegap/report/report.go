@@ -14,6 +14,7 @@ import (
 	"github.com/incidentlib/incidentlib/internal/kubegap"
 	"github.com/incidentlib/incidentlib/internal/kubegap/checks"
 	"github.com/incidentlib/incidentlib/internal/kubegap/inventory"
+	"github.com/incidentlib/incidentlib/internal/kubegap/manifest"
 )
 
 // Finding is one finding as the JSON report carries it.
@@ -23,28 +24,74 @@ type Finding struct {
 	Object   inventory.Ref `json:"object"`
 	Message  string        `json:"message"`
 	Cases    []string      `json:"cases"`
+	// File and Line are where the object is (offline scans; File is
+	// "<stdin>" for standard input).
+	File string `json:"file,omitempty"`
+	Line int    `json:"line,omitempty"`
+	// SourceTemplate is the chart template that produced the object.
+	SourceTemplate string `json:"source_template,omitempty"`
+	// NamespaceAssumed is set when the object named no namespace and was
+	// given the default one (-n, else "default").
+	NamespaceAssumed bool `json:"namespace_assumed,omitempty"`
+}
+
+// CheckCounts says how many checks ran.
+type CheckCounts struct {
+	Selected     int `json:"selected"`
+	Evaluated    int `json:"evaluated"`
+	NotEvaluated int `json:"not_evaluated"`
 }
 
 // Report is the JSON report.
 type Report struct {
-	Findings     []Finding              `json:"findings"`
+	Findings []Finding `json:"findings"`
+	// Problems are the parts of the input that could not be read (or
+	// should be fixed); the scan went on without them.
+	Problems []manifest.Problem `json:"problems"`
+	// Input says what was read.
+	Input        kubegap.Input          `json:"input"`
+	Checks       CheckCounts            `json:"checks"`
 	NotEvaluated []kubegap.NotEvaluated `json:"not_evaluated"`
 	APIRequests  int                    `json:"api_requests"`
 }
 
+// inputOf is what the result read; a live scan has no files, and every
+// object it read was for the checks.
+func inputOf(res *kubegap.Result) kubegap.Input {
+	if res.Input != nil {
+		return *res.Input
+	}
+	return kubegap.Input{Objects: res.Objects, Checked: res.Objects, SkippedFiles: []manifest.Skip{}, SkippedObjects: []kubegap.SkippedObjects{}}
+}
+
 // Build turns a result into the JSON report in lang.
 func Build(res *kubegap.Result, lang string) Report {
-	r := Report{Findings: []Finding{}, NotEvaluated: res.NotEvaluated, APIRequests: res.APIRequests}
+	r := Report{Findings: []Finding{}, Problems: res.Problems, NotEvaluated: res.NotEvaluated, APIRequests: res.APIRequests, Input: inputOf(res),
+		Checks: CheckCounts{Selected: res.Checks, Evaluated: res.Evaluated(), NotEvaluated: len(res.NotEvaluated)}}
 	if r.NotEvaluated == nil {
 		r.NotEvaluated = []kubegap.NotEvaluated{}
 	}
+	if r.Problems == nil {
+		r.Problems = []manifest.Problem{}
+	}
 	for _, f := range res.Findings {
+		src := res.Sources[f.Object]
 		r.Findings = append(r.Findings, Finding{
 			Check: f.Check, Severity: f.Severity.String(), Object: f.Object,
-			Message: f.Message.In(lang), Cases: f.Cases,
+			Message: f.Message.In(lang) + assumedNote(src, f.Object, lang), Cases: f.Cases,
+			File: src.File, Line: src.Line, SourceTemplate: src.Template, NamespaceAssumed: src.NamespaceAssumed,
 		})
 	}
 	return r
+}
+
+// assumedNote says that a finding's namespace was not in the manifest.
+func assumedNote(src inventory.Source, ref inventory.Ref, lang string) string {
+	if !src.NamespaceAssumed {
+		return ""
+	}
+	return tr(lang, fmt.Sprintf(" (namespace %s assumed: the manifest names none; -n sets it)", ref.Namespace),
+		fmt.Sprintf(" (네임스페이스 %s로 가정: 매니페스트에 없음, -n으로 지정)", ref.Namespace))
 }
 
 // Formats are the scan report formats.
@@ -88,6 +135,19 @@ func tr(lang, en, ko string) string {
 
 func objectText(r inventory.Ref) string { return r.String() }
 
+// placeText is " (FILE:LINE)" for an object read from a file.
+func placeText(res *kubegap.Result, r inventory.Ref) string {
+	src, ok := res.Sources[r]
+	if !ok || src.File == "" {
+		return ""
+	}
+	s := " (" + manifest.Place{File: src.File, Line: src.Line}.String()
+	if src.Template != "" {
+		s += ", " + src.Template
+	}
+	return s + ")"
+}
+
 func summary(res *kubegap.Result, lang string) string {
 	counts := map[checks.Severity]int{}
 	for _, f := range res.Findings {
@@ -104,17 +164,77 @@ func summary(res *kubegap.Result, lang string) string {
 		by = " (" + strings.Join(parts, ", ") + ")"
 	}
 	if lang == "ko" {
-		s := fmt.Sprintf("발견 %d건%s · 평가하지 못한 검사 %d개 · API 요청 %d회", len(res.Findings), by, len(res.NotEvaluated), res.APIRequests)
+		s := fmt.Sprintf("발견 %d건%s · 검사 %d개 중 %d개 평가 · 평가하지 못한 검사 %d개 · 입력 문제 %d건 · API 요청 %d회", len(res.Findings), by, res.Checks, res.Evaluated(), len(res.NotEvaluated), len(res.Problems), res.APIRequests)
 		if res.Suppressed > 0 {
 			s += fmt.Sprintf(" · 억제 %d건", res.Suppressed)
 		}
-		return s
+		return inputLine(res, lang) + "\n" + s
 	}
-	s := fmt.Sprintf("%d %s%s · %d %s not evaluated · %d API %s", len(res.Findings), pl(len(res.Findings), "finding", "findings"), by,
-		len(res.NotEvaluated), pl(len(res.NotEvaluated), "check", "checks"), res.APIRequests, pl(res.APIRequests, "request", "requests"))
+	s := fmt.Sprintf("%d %s%s · %d of %d %s evaluated, %d not · %d input %s · %d API %s", len(res.Findings), pl(len(res.Findings), "finding", "findings"), by,
+		res.Evaluated(), res.Checks, pl(res.Checks, "check", "checks"), len(res.NotEvaluated), len(res.Problems), pl(len(res.Problems), "problem", "problems"), res.APIRequests, pl(res.APIRequests, "request", "requests"))
 	if res.Suppressed > 0 {
 		s += fmt.Sprintf(" · %d suppressed", res.Suppressed)
 	}
+	return inputLine(res, lang) + "\n" + s
+}
+
+// inputLine says what was read and what was skipped.
+func inputLine(res *kubegap.Result, lang string) string {
+	in := inputOf(res)
+	skippedObjs := 0
+	var why []string
+	for _, so := range in.SkippedObjects {
+		skippedObjs += so.Count
+		why = append(why, fmt.Sprintf("%d %s", so.Count, so.Reason))
+	}
+	if res.Input == nil {
+		if lang == "ko" {
+			return fmt.Sprintf("클러스터에서 객체 %d개를 읽음", in.Objects)
+		}
+		return fmt.Sprintf("read %d %s from the cluster", in.Objects, pl(in.Objects, "object", "objects"))
+	}
+	if lang == "ko" {
+		s := fmt.Sprintf("파일 %d개, 객체 %d개를 읽고 %d개를 검사함", in.Files, in.Objects, in.Checked)
+		if len(in.SkippedFiles) > 0 {
+			s += fmt.Sprintf(" · 건너뛴 파일 %d개 (%s)", len(in.SkippedFiles), skipReasons(in.SkippedFiles))
+		}
+		if skippedObjs > 0 {
+			s += fmt.Sprintf(" · 건너뛴 객체 %d개 (%s)", skippedObjs, strings.Join(why, "; "))
+		}
+		return s
+	}
+	s := fmt.Sprintf("read %d %s, %d %s (%d checked)", in.Files, pl(in.Files, "file", "files"), in.Objects, pl(in.Objects, "object", "objects"), in.Checked)
+	if len(in.SkippedFiles) > 0 {
+		s += fmt.Sprintf(" · skipped %d %s (%s)", len(in.SkippedFiles), pl(len(in.SkippedFiles), "file", "files"), skipReasons(in.SkippedFiles))
+	}
+	if skippedObjs > 0 {
+		s += fmt.Sprintf(" · skipped %d %s (%s)", skippedObjs, pl(skippedObjs, "object", "objects"), strings.Join(why, "; "))
+	}
+	return s
+}
+
+func skipReasons(sk []manifest.Skip) string {
+	by := map[string]int{}
+	var order []string
+	for _, s := range sk {
+		if by[s.Reason] == 0 {
+			order = append(order, s.Reason)
+		}
+		by[s.Reason]++
+	}
+	parts := make([]string, len(order))
+	for i, r := range order {
+		parts[i] = fmt.Sprintf("%d %s", by[r], r)
+	}
+	return strings.Join(parts, "; ")
+}
+
+func problemLine(p manifest.Problem, lang string) string {
+	label := tr(lang, "problem", "입력 문제")
+	if p.Level == manifest.LevelWarning {
+		label = tr(lang, "warning", "경고")
+	}
+	s := label + ": " + p.String()
 	return s
 }
 
@@ -130,7 +250,7 @@ func writeTable(w io.Writer, res *kubegap.Result, lang string) error {
 		head := []string{tr(lang, "SEVERITY", "심각도"), tr(lang, "CHECK", "검사"), tr(lang, "OBJECT", "객체"), tr(lang, "CASES", "사례")}
 		rows := [][]string{head}
 		for _, f := range res.Findings {
-			rows = append(rows, []string{sevLabel(f.Severity, lang), f.Check, objectText(f.Object), strings.Join(f.Cases, ",")})
+			rows = append(rows, []string{sevLabel(f.Severity, lang), f.Check, objectText(f.Object) + placeText(res, f.Object), strings.Join(f.Cases, ",")})
 		}
 		widths := make([]int, 3)
 		for _, r := range rows {
@@ -147,12 +267,16 @@ func writeTable(w io.Writer, res *kubegap.Result, lang string) error {
 			b.WriteString(r[3])
 			fmt.Fprintln(w, b.String())
 			if i > 0 {
-				fmt.Fprintf(w, "    %s\n", res.Findings[i-1].Message.In(lang))
+				f := res.Findings[i-1]
+				fmt.Fprintf(w, "    %s%s\n", f.Message.In(lang), assumedNote(res.Sources[f.Object], f.Object, lang))
 			}
 		}
 	}
 	for _, n := range res.NotEvaluated {
 		fmt.Fprintf(w, "%s %s: %s\n", tr(lang, "not evaluated", "평가하지 못함"), n.Check, n.Reason)
+	}
+	for _, p := range res.Problems {
+		fmt.Fprintln(w, problemLine(p, lang))
 	}
 	_, err := fmt.Fprintln(w, summary(res, lang))
 	return err
@@ -179,7 +303,7 @@ func writeMarkdown(w io.Writer, res *kubegap.Result, lang string) error {
 		seen := map[string]bool{}
 		var order []string
 		for _, f := range res.Findings {
-			fmt.Fprintf(&b, "- **%s** `%s` %s: %s (%s)\n", sevLabel(f.Severity, lang), f.Check, objectText(f.Object), f.Message.In(lang), strings.Join(f.Cases, ", "))
+			fmt.Fprintf(&b, "- **%s** `%s` %s%s: %s%s (%s)\n", sevLabel(f.Severity, lang), f.Check, objectText(f.Object), placeText(res, f.Object), f.Message.In(lang), assumedNote(res.Sources[f.Object], f.Object, lang), strings.Join(f.Cases, ", "))
 			if !seen[f.Check] {
 				seen[f.Check] = true
 				order = append(order, f.Check)
@@ -196,6 +320,12 @@ func writeMarkdown(w io.Writer, res *kubegap.Result, lang string) error {
 		fmt.Fprintf(&b, "\n## %s\n\n", tr(lang, "Not evaluated", "평가하지 못한 검사"))
 		for _, n := range res.NotEvaluated {
 			fmt.Fprintf(&b, "- `%s`: %s\n", n.Check, n.Reason)
+		}
+	}
+	if len(res.Problems) > 0 {
+		fmt.Fprintf(&b, "\n## %s\n\n", tr(lang, "Input problems", "입력 문제"))
+		for _, p := range res.Problems {
+			fmt.Fprintf(&b, "- %s\n", problemLine(p, lang))
 		}
 	}
 	_, err := io.WriteString(w, b.String())

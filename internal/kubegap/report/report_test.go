@@ -47,11 +47,11 @@ func TestJSONShape(t *testing.T) {
 	if err := json.Unmarshal(buf.Bytes(), &top); err != nil {
 		t.Fatal(err)
 	}
-	if got := keys(top); got != "api_requests,findings,not_evaluated" {
+	if got := keys(top); got != "api_requests,checks,findings,input,not_evaluated,problems" {
 		t.Errorf("top-level keys %s", got)
 	}
 	f := top["findings"].([]any)[0].(map[string]any)
-	if got := keys(f); got != "cases,check,message,object,severity" {
+	if got := keys(f); got != "cases,check,file,line,message,object,severity" {
 		t.Errorf("finding keys %s", got)
 	}
 	if got := keys(f["object"].(map[string]any)); got != "kind,name,namespace" {

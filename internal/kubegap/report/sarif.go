@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"io"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/incidentlib/incidentlib/internal/kubegap"
 	"github.com/incidentlib/incidentlib/internal/kubegap/checks"
+	"github.com/incidentlib/incidentlib/internal/kubegap/manifest"
 )
 
 // The subset of SARIF 2.1.0 that GitHub code scanning reads.
@@ -22,8 +22,33 @@ type sarifLog struct {
 }
 
 type sarifRun struct {
-	Tool    sarifTool     `json:"tool"`
-	Results []sarifResult `json:"results"`
+	Tool        sarifTool         `json:"tool"`
+	Invocations []sarifInvocation `json:"invocations"`
+	Results     []sarifResult     `json:"results"`
+}
+
+// sarifInvocation carries what was read, the problems (as tool execution
+// notifications) and the checks not evaluated (as configuration
+// notifications).
+type sarifInvocation struct {
+	ExecutionSuccessful        bool                `json:"executionSuccessful"`
+	ToolExecutionNotifications []sarifNotification `json:"toolExecutionNotifications"`
+	ToolConfigNotifications    []sarifNotification `json:"toolConfigurationNotifications"`
+	Properties                 map[string]any      `json:"properties"`
+}
+
+type sarifNotification struct {
+	Level      string              `json:"level"`
+	Message    sarifText           `json:"message"`
+	Locations  []sarifLocation     `json:"locations,omitempty"`
+	Descriptor *sarifDescriptorRef `json:"descriptor,omitempty"`
+	Associated *sarifDescriptorRef `json:"associatedRule,omitempty"`
+	Properties map[string]any      `json:"properties,omitempty"`
+}
+
+type sarifDescriptorRef struct {
+	ID    string `json:"id"`
+	Index *int   `json:"index,omitempty"`
 }
 
 type sarifTool struct {
@@ -67,8 +92,9 @@ type sarifResult struct {
 }
 
 type sarifLocation struct {
-	PhysicalLocation sarifPhysical  `json:"physicalLocation"`
+	PhysicalLocation *sarifPhysical `json:"physicalLocation,omitempty"`
 	LogicalLocations []sarifLogical `json:"logicalLocations,omitempty"`
+	Properties       map[string]any `json:"properties,omitempty"`
 }
 
 type sarifPhysical struct {
@@ -130,51 +156,100 @@ func writeSARIF(w io.Writer, res *kubegap.Result, lang, version string) error {
 	results := []sarifResult{}
 	for _, f := range res.Findings {
 		loc := sarifLocation{LogicalLocations: []sarifLogical{{Name: f.Object.Name, FullyQualifiedName: f.Object.String(), Kind: f.Object.Kind}}}
-		if src, ok := res.Sources[f.Object]; ok && src.File != "" && src.File != "<stdin>" {
-			loc.PhysicalLocation = sarifPhysical{ArtifactLocation: sarifArtifact{URI: artifactURI(src.File)}, Region: sarifRegion{StartLine: max(src.Line, 1)}}
-		} else {
-			// Live objects have no file; code scanning still needs one.
+		src, ok := res.Sources[f.Object]
+		switch {
+		case ok && src.File == manifest.StdinName:
+			// Standard input is no artifact anyone can open: no URI is
+			// made up for it; the line is kept as a property.
+			loc.Properties = map[string]any{"input": "standard input", "line": src.Line}
+		case ok && src.File != "":
+			loc.PhysicalLocation = &sarifPhysical{ArtifactLocation: sarifArtifact{URI: artifactURI(src.File)}, Region: sarifRegion{StartLine: max(src.Line, 1)}}
+			if src.Template != "" {
+				loc.Properties = map[string]any{"sourceTemplate": src.Template}
+			}
+		case res.Input == nil:
+			// Live objects have no file; code scanning still needs one,
+			// so the object's API path stands in for it.
 			uri := "kubernetes/" + f.Object.Kind + "/"
 			if f.Object.Namespace != "" {
 				uri += f.Object.Namespace + "/"
 			}
-			loc.PhysicalLocation = sarifPhysical{ArtifactLocation: sarifArtifact{URI: uri + f.Object.Name}, Region: sarifRegion{StartLine: 1}}
+			loc.PhysicalLocation = &sarifPhysical{ArtifactLocation: sarifArtifact{URI: (&url.URL{Path: uri + f.Object.Name}).String()}, Region: sarifRegion{StartLine: 1}}
+		}
+		props := map[string]any{"cases": f.Cases, "severity": f.Severity.String()}
+		if src.NamespaceAssumed {
+			props["namespaceAssumed"] = true
 		}
 		sum := sha256.Sum256([]byte(f.Check + "|" + f.Object.String()))
 		results = append(results, sarifResult{
 			RuleID:              f.Check,
 			RuleIndex:           index[f.Check],
 			Level:               sarifLevel(f.Severity),
-			Message:             sarifText{Text: fmt.Sprintf("%s: %s (%s)", f.Object, f.Message.In(lang), strings.Join(f.Cases, ", "))},
+			Message:             sarifText{Text: fmt.Sprintf("%s: %s%s (%s)", f.Object, f.Message.In(lang), assumedNote(src, f.Object, lang), strings.Join(f.Cases, ", "))},
 			Locations:           []sarifLocation{loc},
 			PartialFingerprints: map[string]string{"kubegapObject/v1": hex.EncodeToString(sum[:16])},
-			Properties:          map[string]any{"cases": f.Cases, "severity": f.Severity.String()},
+			Properties:          props,
 		})
+	}
+	inv := sarifInvocation{ExecutionSuccessful: true, ToolExecutionNotifications: []sarifNotification{}, ToolConfigNotifications: []sarifNotification{}}
+	for _, p := range res.Problems {
+		n := sarifNotification{Level: "error", Message: sarifText{Text: p.String()}}
+		if p.Level == manifest.LevelWarning {
+			n.Level = "warning"
+		}
+		for _, pl := range append([]manifest.Place{{File: p.File, Line: p.Line}}, p.Also...) {
+			if pl.File == manifest.StdinName || pl.File == "" {
+				continue
+			}
+			n.Locations = append(n.Locations, sarifLocation{PhysicalLocation: &sarifPhysical{ArtifactLocation: sarifArtifact{URI: artifactURI(pl.File)}, Region: sarifRegion{StartLine: max(pl.Line, 1)}}})
+		}
+		if o := p.Object(); o != "" {
+			n.Properties = map[string]any{"object": o}
+		}
+		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, n)
+	}
+	for _, ne := range res.NotEvaluated {
+		i, ok := index[ne.Check]
+		n := sarifNotification{Level: "warning", Message: sarifText{Text: fmt.Sprintf("%s was not evaluated: %s", ne.Check, ne.Reason)}}
+		if ok {
+			n.Associated = &sarifDescriptorRef{ID: ne.Check, Index: &i}
+		}
+		inv.ToolConfigNotifications = append(inv.ToolConfigNotifications, n)
+	}
+	in := inputOf(res)
+	notEval := []string{}
+	for _, ne := range res.NotEvaluated {
+		notEval = append(notEval, ne.Check)
+	}
+	inv.Properties = map[string]any{
+		"filesRead": in.Files, "objectsRead": in.Objects, "objectsChecked": in.Checked,
+		"filesSkipped": len(in.SkippedFiles), "skippedFiles": in.SkippedFiles, "skippedObjects": in.SkippedObjects,
+		"problems": len(res.Problems), "checksSelected": res.Checks, "checksEvaluated": res.Evaluated(),
+		"checksNotEvaluated": notEval, "apiRequests": res.APIRequests,
 	}
 	log := sarifLog{
 		Schema:  "https://json.schemastore.org/sarif-2.1.0.json",
 		Version: "2.1.0",
 		Runs: []sarifRun{{
-			Tool:    sarifTool{Driver: sarifDriver{Name: "kubegap", Version: version, InformationURI: "https://github.com/incidentlib/incidentlib", Rules: rules}},
-			Results: results,
+			Tool:        sarifTool{Driver: sarifDriver{Name: "kubegap", Version: version, InformationURI: "https://github.com/incidentlib/incidentlib", Rules: rules}},
+			Invocations: []sarifInvocation{inv},
+			Results:     results,
 		}},
 	}
 	return writeJSON(w, log)
 }
 
-// artifactURI names a file as SARIF wants it: a relative URI reference when
-// the file is under the working directory (code scanning resolves those
-// against the repository root, where kubegap usually runs), else an
-// absolute file:// URI; forward slashes and percent-encoding either way.
+// artifactURI names a file as SARIF wants it: an absolute path (as given
+// to -f) is an absolute file:// URI; a relative one stays a relative URI
+// reference, which code scanning resolves against the repository root where
+// kubegap usually runs. Forward slashes and percent-encoding either way.
 func artifactURI(file string) string {
-	abs, err := filepath.Abs(file)
-	if err != nil {
-		return (&url.URL{Path: filepath.ToSlash(filepath.Clean(file))}).String()
-	}
-	if wd, err := os.Getwd(); err == nil {
-		if rel, err := filepath.Rel(wd, abs); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			return (&url.URL{Path: filepath.ToSlash(rel)}).String()
+	if filepath.IsAbs(file) {
+		p := filepath.ToSlash(filepath.Clean(file))
+		if !strings.HasPrefix(p, "/") {
+			p = "/" + p // C:/x is file:///C:/x
 		}
+		return (&url.URL{Scheme: "file", Path: p}).String()
 	}
-	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String()
+	return (&url.URL{Path: filepath.ToSlash(filepath.Clean(file))}).String()
 }

@@ -1,0 +1,495 @@
+package kubegap
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"sort"
+	"strings"
+
+	rbacv1 "k8s.io/api/rbac/v1"
+
+	"github.com/incidentlib/incidentlib/internal/kubegap/checks"
+	"github.com/incidentlib/incidentlib/internal/kubegap/inventory"
+	"github.com/incidentlib/incidentlib/internal/kubegap/manifest"
+)
+
+// Input says what an offline scan read: every report carries it, so that a
+// scan that read little never looks like a clean one.
+type Input struct {
+	// Files is the number of files read (standard input counts as one).
+	Files int `json:"files"`
+	// Objects is the number of Kubernetes objects in them.
+	Objects int `json:"objects"`
+	// Checked is the number of objects the checks read.
+	Checked int `json:"objects_checked"`
+	// SkippedFiles are the files and folders not read, each with why.
+	SkippedFiles []manifest.Skip `json:"skipped_files"`
+	// SkippedObjects counts the objects the checks did not read, by reason.
+	SkippedObjects []SkippedObjects `json:"skipped_objects"`
+	// Namespace is the namespace objects without one were given.
+	Namespace string `json:"namespace,omitempty"`
+	// KubeVersion is the Kubernetes release the input was read for.
+	KubeVersion string `json:"kube_version,omitempty"`
+
+	paths []string
+}
+
+// SkippedObjects is a number of objects not read, and why.
+type SkippedObjects struct {
+	Reason string   `json:"reason"`
+	Count  int      `json:"count"`
+	Kinds  []string `json:"kinds,omitempty"`
+}
+
+// Reasons objects are skipped.
+const (
+	SkipUnknownKind = "kind no check reads"
+	SkipNotNeeded   = "not needed by the selected checks"
+	SkipProblem     = "not read: see problems"
+	SkipDuplicate   = "duplicate: see problems"
+)
+
+// ReadOptions says how to read files.
+type ReadOptions struct {
+	// Namespace is what objects without metadata.namespace get, as with
+	// kubectl apply -n; "" means "default".
+	Namespace string
+	// NamespaceSet means -n was given: an object in another namespace is
+	// a problem, as kubectl apply -n would refuse it.
+	NamespaceSet bool
+	// KubeVersion is the target Kubernetes; zero means the newest.
+	KubeVersion manifest.KubeVersion
+	// Streams are read after the paths, each under its name (rendered
+	// Helm or kustomize output, for one).
+	Streams []Stream
+}
+
+// Stream is manifests that come from elsewhere than a path.
+type Stream struct {
+	Name string
+	R    io.Reader
+}
+
+// ReadFiles is ReadInput with the defaults that stops at the first
+// error-level problem; the notes say what was skipped. Tests of fixtures,
+// which must read whole, use it.
+func ReadFiles(paths []string, stdin io.Reader, cs []*checks.Check) (*inventory.Inventory, []string, error) {
+	inv, in, problems, err := ReadInput(paths, stdin, cs, ReadOptions{})
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, p := range problems {
+		if p.Level == manifest.LevelError {
+			return nil, nil, &manifest.Error{File: p.File, Line: p.Line, Msg: p.Message}
+		}
+	}
+	var notes []string
+	for _, so := range in.SkippedObjects {
+		notes = append(notes, fmt.Sprintf("skipped %d %s (%s): %s", so.Count, plural(so.Count, "object", "objects"), so.Reason, strings.Join(so.Kinds, ", ")))
+	}
+	return inv, notes, nil
+}
+
+// ReadInput reads the objects of the kinds cs need from paths ("-" reads
+// stdin). Nothing in the input stops it: what cannot be read becomes a
+// problem and the rest is read. Objects of other kinds are counted and
+// skipped. Every kind cs need counts as read: an offline input is taken as
+// the whole truth about the kinds it could hold. It fails only when a path
+// does not exist or when the input holds no Kubernetes object at all.
+func ReadInput(paths []string, stdin io.Reader, cs []*checks.Check, o ReadOptions) (*inventory.Inventory, *Input, []manifest.Problem, error) {
+	if o.Namespace == "" {
+		o.Namespace = "default"
+	}
+	if o.KubeVersion.Minor == 0 {
+		o.KubeVersion = manifest.NewestKube
+	}
+	need := map[inventory.Kind]bool{}
+	for _, k := range checks.Kinds(cs) {
+		need[k] = true
+	}
+	need[inventory.Pod] = true // counted, for pod estimates
+	inv := inventory.New()
+	for k := range need {
+		inv.MarkRead(k)
+	}
+	in := &Input{Namespace: o.Namespace, KubeVersion: o.KubeVersion.String(), SkippedFiles: []manifest.Skip{}, SkippedObjects: []SkippedObjects{}}
+	skipped := map[string]map[string]int{}
+	skip := func(reason, kind string) {
+		if skipped[reason] == nil {
+			skipped[reason] = map[string]int{}
+		}
+		skipped[reason][kind]++
+	}
+	removed := func(apiVersion, kind string) bool {
+		_, gone := manifest.Removed(apiVersion, kind, o.KubeVersion)
+		return gone
+	}
+	want := func(apiVersion, kind string) bool {
+		if removed(apiVersion, kind) {
+			return true // read, to name it in the problem
+		}
+		if isBinding(apiVersion, kind) {
+			return true // validated as the API server would
+		}
+		k, ok := inventory.Lookup(apiVersion, kind)
+		return ok && need[k] && !inventory.Info(k).CountOnly
+	}
+	r := &manifest.Reader{Want: want, Stdin: stdin}
+	read := func(d manifest.Doc) error {
+		where := manifest.Problem{File: d.File, Line: d.Line, Kind: d.Kind}
+		if d.JSON != nil {
+			where.Namespace, where.Name = metaOf(d.JSON)
+		}
+		if rm, gone := manifest.Removed(d.APIVersion, d.Kind, o.KubeVersion); gone {
+			where.Message = rm.Message(o.KubeVersion)
+			r.Problem(where)
+			skip(SkipProblem, d.Kind)
+			return nil
+		}
+		if isBinding(d.APIVersion, d.Kind) {
+			if msg := validateBinding(d.Kind, d.JSON); msg != "" {
+				where.Message = msg
+				r.Problem(where)
+				skip(SkipProblem, d.Kind)
+				return nil
+			}
+		}
+		k, ok := inventory.Lookup(d.APIVersion, d.Kind)
+		if !ok {
+			skip(SkipUnknownKind, d.APIVersion+" "+d.Kind)
+			return nil
+		}
+		if !need[k] {
+			skip(SkipNotNeeded, d.Kind)
+			return nil
+		}
+		if inventory.Info(k).CountOnly {
+			inv.AddCount(k, 1, false)
+			in.Checked++
+			return nil
+		}
+		if o.NamespaceSet && where.Namespace != "" && where.Namespace != o.Namespace && inventory.Info(k).Namespaced {
+			p := where
+			p.Level = manifest.LevelWarning
+			p.Message = fmt.Sprintf("the object's namespace %s differs from -n %s: kubectl apply -n %s would refuse it; scanned in %s", where.Namespace, o.Namespace, o.Namespace, where.Namespace)
+			r.Problem(p)
+		}
+		ref, err := inv.AddObject(k, d.JSON, inventory.Source{File: d.File, Line: d.Line, Template: d.Template}, o.Namespace)
+		var dup *inventory.DuplicateError
+		switch {
+		case errors.As(err, &dup):
+			p := where
+			p.Namespace = dup.Ref.Namespace
+			p.Message = fmt.Sprintf("the same %s (group, kind, namespace and name) is also at %s:%d; only that first copy was scanned: remove one of them", d.Kind, dup.First.File, dup.First.Line)
+			p.Also = []manifest.Place{{File: dup.First.File, Line: dup.First.Line}}
+			r.Problem(p)
+			skip(SkipDuplicate, d.Kind)
+			return nil
+		case err != nil:
+			r.Problem(decodeProblem(where, d.JSON, err))
+			skip(SkipProblem, d.Kind)
+			return nil
+		case ref.Name == "" && ref.Kind == "":
+			skip(SkipNotNeeded, d.Kind)
+			return nil
+		}
+		in.Checked++
+		if t, goTmpl := manifest.TemplateText(d.JSON); t != "" {
+			p := where
+			p.Namespace = ref.Namespace
+			p.Level = manifest.LevelWarning
+			p.Line = locate(d.File, d.Line, t)
+			if goTmpl {
+				p.Message = fmt.Sprintf("unrendered Go template `%s` in a string value: render the template first (helm template, or --chart DIR); scanned as written", t)
+			} else {
+				p.Message = fmt.Sprintf("unrendered template placeholder `%s`: render the template first; scanned as written", t)
+			}
+			r.Problem(p)
+		}
+		return nil
+	}
+	err := r.ReadPaths(paths, read)
+	for _, st := range o.Streams {
+		if err == nil {
+			err = r.ReadStream(st.Name, st.R, read)
+		}
+	}
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	for _, st := range o.Streams {
+		paths = append(paths, st.Name)
+	}
+	in.Files, in.Objects = r.Files, r.Objects
+	in.SkippedFiles = append(in.SkippedFiles, r.Skipped...)
+	for reason, byKind := range skipped {
+		so := SkippedObjects{Reason: reason}
+		for k, n := range byKind {
+			so.Count += n
+			so.Kinds = append(so.Kinds, k)
+		}
+		sort.Strings(so.Kinds)
+		in.SkippedObjects = append(in.SkippedObjects, so)
+	}
+	sort.Slice(in.SkippedObjects, func(i, j int) bool { return in.SkippedObjects[i].Reason < in.SkippedObjects[j].Reason })
+	problems := r.Problems
+	if problems == nil {
+		problems = []manifest.Problem{}
+	}
+	sort.SliceStable(problems, func(i, j int) bool {
+		if problems[i].File != problems[j].File {
+			return problems[i].File < problems[j].File
+		}
+		return problems[i].Line < problems[j].Line
+	})
+	errorProblems := 0
+	for _, p := range problems {
+		if p.Level == manifest.LevelError {
+			errorProblems++
+		}
+	}
+	in.paths = displayPaths(paths)
+	if r.Objects == 0 || (in.Checked == 0 && errorProblems > 0) {
+		// A scan that read nothing must never look like a clean one: an
+		// empty folder, a failed "helm template … | kubegap scan -f -", or
+		// objects none of which could be read.
+		var msg string
+		switch {
+		case r.Objects == 0 && errorProblems == 0:
+			msg = fmt.Sprintf("the input (%s) holds no Kubernetes object", strings.Join(displayPaths(paths), ", "))
+		default:
+			msg = fmt.Sprintf("no Kubernetes object could be read from the input (%s)", strings.Join(displayPaths(paths), ", "))
+		}
+		if why := skipSummary(in.SkippedFiles); why != "" {
+			msg += " (" + why + ")"
+		}
+		if r.Objects == 0 {
+			msg += "; check the paths, and render Helm charts or kustomize folders first (--chart DIR, -k DIR, or helm template …, kubectl kustomize …)"
+		}
+		for _, p := range problems {
+			msg += "\n  " + p.String()
+		}
+		return nil, nil, nil, errors.New(msg)
+	}
+	return inv, in, problems, nil
+}
+
+// skipSummary says how many files were skipped, by reason.
+func skipSummary(sk []manifest.Skip) string {
+	if len(sk) == 0 {
+		return ""
+	}
+	by := map[string]int{}
+	var order []string
+	for _, s := range sk {
+		if by[s.Reason] == 0 {
+			order = append(order, s.Reason)
+		}
+		by[s.Reason]++
+	}
+	var parts []string
+	for _, r := range order {
+		parts = append(parts, fmt.Sprintf("%d %s", by[r], r))
+	}
+	return fmt.Sprintf("%d %s skipped: %s", len(sk), plural(len(sk), "file", "files"), strings.Join(parts, "; "))
+}
+
+// NothingChecked is an error when the checks read none of the input's
+// objects (all of kinds no selected check reads): such a scan says nothing
+// and must not pass as a clean one.
+func (in *Input) NothingChecked() error {
+	if in == nil || in.Checked > 0 {
+		return nil
+	}
+	var kinds []string
+	for _, so := range in.SkippedObjects {
+		kinds = append(kinds, fmt.Sprintf("%d %s: %s", so.Count, so.Reason, strings.Join(so.Kinds, ", ")))
+	}
+	return fmt.Errorf("none of the %d Kubernetes %s in the input (%s) is of a kind the selected checks read (%s): nothing was checked",
+		in.Objects, plural(in.Objects, "object", "objects"), strings.Join(in.paths, ", "), strings.Join(kinds, "; "))
+}
+
+// SkipSummary says how many files were skipped, by reason ("" for none).
+func (in *Input) SkipSummary() string { return skipSummary(in.SkippedFiles) }
+
+func metaOf(raw []byte) (namespace, name string) {
+	var m struct {
+		Metadata struct {
+			Name      string `json:"name"`
+			Namespace string `json:"namespace"`
+		} `json:"metadata"`
+	}
+	_ = json.Unmarshal(raw, &m)
+	return m.Metadata.Namespace, m.Metadata.Name
+}
+
+// decodeProblem explains an object that could not be decoded; a template
+// placeholder in it is the usual cause, and then the fix is to render.
+func decodeProblem(where manifest.Problem, raw []byte, err error) manifest.Problem {
+	p := where
+	msg := err.Error()
+	if i := strings.Index(msg, ": "); i >= 0 && strings.HasPrefix(msg, string(where.Kind)) {
+		msg = msg[i+2:] // the kind and name are in the problem already
+	}
+	t, goTmpl := manifest.TemplateText(raw)
+	if t == "" {
+		// A template action can parse as YAML (memory: {{ x }} is a flow
+		// mapping) and leave no trace in the JSON: look at the text.
+		text := docText(where.File, where.Line)
+		t, goTmpl = manifest.TemplateText(text)
+		if t == "" {
+			if m := shellVarRE.Find(text); m != nil {
+				t = string(m)
+			}
+		}
+	}
+	if t != "" {
+		p.Line = locate(where.File, where.Line, t)
+		if goTmpl {
+			p.Message = fmt.Sprintf("unrendered Go template `%s`: render the template first (helm template, or --chart DIR); the object was not scanned (%s)", t, msg)
+		} else {
+			p.Message = fmt.Sprintf("unrendered template placeholder `%s`: render the template first; the object was not scanned (%s)", t, msg)
+		}
+		return p
+	}
+	p.Message = fmt.Sprintf("%s; fix the field, the object was not scanned", msg)
+	return p
+}
+
+// shellVarRE finds the $NAME variables that sed and envsubst templates
+// leave (coredns.yaml.sed); looked for only in objects that failed to
+// decode, where they are the likely cause.
+var shellVarRE = regexp.MustCompile(`\$\{?[A-Z][A-Z0-9_]*\}?`)
+
+// docText returns the text of the YAML document of file that starts at
+// line from (up to the next "---"), or nil for standard input.
+func docText(file string, from int) []byte {
+	if file == manifest.StdinName {
+		return nil
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), manifest.MaxObjectJSON)
+	var b bytes.Buffer
+	n := 0
+	for sc.Scan() {
+		n++
+		if n < from {
+			continue
+		}
+		if l := sc.Bytes(); n > from && (bytes.Equal(l, []byte("---")) || bytes.HasPrefix(l, []byte("--- "))) {
+			break
+		}
+		b.Write(sc.Bytes())
+		b.WriteByte('\n')
+		if b.Len() > manifest.MaxObjectJSON {
+			break
+		}
+	}
+	return b.Bytes()
+}
+
+// locate finds the line, at or after from, of file that holds needle; it
+// gives from back when it cannot tell (standard input, a changed file).
+func locate(file string, from int, needle string) int {
+	if file == manifest.StdinName {
+		return from
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		return from
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), manifest.MaxObjectJSON)
+	n := 0
+	for sc.Scan() {
+		n++
+		if n >= from && bytes.Contains(sc.Bytes(), []byte(needle)) {
+			return n
+		}
+	}
+	return from
+}
+
+func isBinding(apiVersion, kind string) bool {
+	return apiVersion == "rbac.authorization.k8s.io/v1" && (kind == "ClusterRoleBinding" || kind == "RoleBinding")
+}
+
+// validateBinding says why the API server would reject a binding, as its
+// validation does (roleRef and subjects), or "" when it would accept it.
+func validateBinding(kind string, raw []byte) string {
+	var b struct {
+		RoleRef  rbacv1.RoleRef   `json:"roleRef"`
+		Subjects []rbacv1.Subject `json:"subjects"`
+	}
+	if err := json.Unmarshal(raw, &b); err != nil {
+		return "" // the decoder names the bad field
+	}
+	reject := "the API server rejects the binding, so it was not matched: "
+	switch {
+	// Defaults first, as the API server applies them: an empty apiGroup
+	// becomes rbac.authorization.k8s.io for roleRef, User and Group.
+	case b.RoleRef.APIGroup != rbacv1.GroupName && b.RoleRef.APIGroup != "":
+		return reject + fmt.Sprintf("roleRef.apiGroup is %q: set it to %s", b.RoleRef.APIGroup, rbacv1.GroupName)
+	case kind == "ClusterRoleBinding" && b.RoleRef.Kind != "ClusterRole":
+		return reject + fmt.Sprintf("roleRef.kind is %q: a ClusterRoleBinding can only refer to a ClusterRole", b.RoleRef.Kind)
+	case kind == "RoleBinding" && b.RoleRef.Kind != "Role" && b.RoleRef.Kind != "ClusterRole":
+		return reject + fmt.Sprintf("roleRef.kind is %q: a RoleBinding refers to a Role or a ClusterRole", b.RoleRef.Kind)
+	case b.RoleRef.Name == "":
+		return reject + "roleRef.name is empty: name the role"
+	}
+	for i, s := range b.Subjects {
+		at := fmt.Sprintf("subjects[%d]", i)
+		switch s.Kind {
+		case rbacv1.ServiceAccountKind:
+			if s.APIGroup != "" {
+				return reject + fmt.Sprintf("%s.apiGroup is %q: a ServiceAccount subject has apiGroup \"\"", at, s.APIGroup)
+			}
+			if s.Name == "" {
+				return reject + at + ".name is empty: name the service account"
+			}
+			if s.Namespace == "" && kind == "ClusterRoleBinding" {
+				return reject + fmt.Sprintf("%s (ServiceAccount %s) has no namespace: set %s.namespace to the service account's namespace", at, s.Name, at)
+			}
+		case rbacv1.UserKind, rbacv1.GroupKind:
+			if s.APIGroup != rbacv1.GroupName && s.APIGroup != "" {
+				return reject + fmt.Sprintf("%s.apiGroup is %q: a %s subject has apiGroup %s", at, s.APIGroup, s.Kind, rbacv1.GroupName)
+			}
+			if s.Name == "" {
+				return reject + at + ".name is empty"
+			}
+		default:
+			return reject + fmt.Sprintf("%s.kind is %q: use ServiceAccount, User or Group", at, s.Kind)
+		}
+	}
+	return ""
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func displayPaths(paths []string) []string {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		if p == "-" {
+			p = "standard input"
+		}
+		out[i] = p
+	}
+	return out
+}

@@ -1,0 +1,106 @@
+package report_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/incidentlib/incidentlib/internal/kubegap"
+	"github.com/incidentlib/incidentlib/internal/kubegap/checks"
+	"github.com/incidentlib/incidentlib/internal/kubegap/report"
+	"github.com/incidentlib/incidentlib/internal/kubegap/report/sariftest"
+)
+
+func sarifOf(t *testing.T, res *kubegap.Result) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := report.Write(&buf, res, "sarif", "en", "1.2.3"); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// TestSARIFSchemaValidates: the validator itself rejects what the schema
+// forbids, so that a pass below means something.
+func TestSARIFSchemaValidates(t *testing.T) {
+	good := sarifOf(t, fixtureResult(t))
+	sariftest.Validate(t, good)
+	for name, bad := range map[string]string{
+		"no version":        strings.Replace(string(good), `"version": "2.1.0",`, ``, 1),
+		"level not an enum": strings.Replace(string(good), `"level": "error"`, `"level": "fatal"`, 1),
+		"start line zero":   strings.Replace(string(good), `"startLine": 2`, `"startLine": 0`, 1),
+	} {
+		if bad == string(good) {
+			t.Fatalf("%s: the mutation changed nothing", name)
+		}
+		if err := sariftest.Check([]byte(bad)); err == nil {
+			t.Errorf("%s: the schema accepted it", name)
+		}
+	}
+}
+
+// TestSARIFOfEveryFixture: the SARIF of a scan of every fixture file, of
+// standard input, of a live-style result and of an input with problems
+// passes the SARIF 2.1.0 schema.
+func TestSARIFOfEveryFixture(t *testing.T) {
+	cs := checks.All()
+	var files []string
+	filepath.WalkDir("../checks/testdata", func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && (strings.HasSuffix(p, ".yaml") || strings.HasSuffix(p, ".json")) {
+			files = append(files, p)
+		}
+		return nil
+	})
+	files = append(files, "../testdata/upstream", "../testdata/upstream/dns/coredns.yaml.base")
+	if len(files) < 20 {
+		t.Fatalf("only %d fixture files", len(files))
+	}
+	for _, f := range files {
+		t.Run(f, func(t *testing.T) {
+			inv, in, problems, err := kubegap.ReadInput([]string{f}, nil, cs, kubegap.ReadOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := kubegap.Evaluate(inv, cs, nil, true)
+			res.Input, res.Problems = in, problems
+			sariftest.Validate(t, sarifOf(t, res))
+		})
+	}
+	t.Run("stdin", func(t *testing.T) {
+		y, _ := os.ReadFile("../checks/testdata/dns-few-replicas/fail.yaml")
+		inv, in, problems, err := kubegap.ReadInput([]string{"-"}, bytes.NewReader(y), cs, kubegap.ReadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := kubegap.Evaluate(inv, cs, nil, true)
+		res.Input, res.Problems = in, problems
+		out := sarifOf(t, res)
+		sariftest.Validate(t, out)
+		// No made-up artifact for standard input.
+		if strings.Contains(string(out), "stdin") && strings.Contains(string(out), `"uri": "<stdin>"`) || strings.Contains(string(out), "kubernetes/Deployment") {
+			t.Errorf("stdin given a URI:\n%s", out)
+		}
+		var log struct {
+			Runs []struct {
+				Results []struct {
+					Locations []map[string]any
+				}
+			}
+		}
+		json.Unmarshal(out, &log)
+		for _, r := range log.Runs[0].Results {
+			if _, ok := r.Locations[0]["physicalLocation"]; ok {
+				t.Errorf("a stdin finding has a physical location: %v", r.Locations[0])
+			}
+		}
+	})
+	t.Run("live", func(t *testing.T) {
+		res := fixtureResult(t)
+		res.Input, res.Sources = nil, nil
+		sariftest.Validate(t, sarifOf(t, res))
+	})
+}
