@@ -85,7 +85,8 @@ func dnsContainer(w workload) *corev1.Container {
 	return nil
 }
 
-func init() {
+// dnsMemoryLimit builds the dns-memory-limit check.
+func dnsMemoryLimit() *Check {
 	c := &Check{
 		ID:       "dns-memory-limit",
 		Severity: High,
@@ -143,8 +144,11 @@ func init() {
 		}
 		return out
 	}
-	register(c)
+	return c
+}
 
+// dnsAutoscalerConntrack builds the dns-autoscaler-conntrack check.
+func dnsAutoscalerConntrack() *Check {
 	a := &Check{
 		ID:       "dns-autoscaler-conntrack",
 		Severity: Medium,
@@ -204,8 +208,11 @@ func init() {
 		}
 		return out
 	}
-	register(a)
+	return a
+}
 
+// dnsFewReplicas builds the dns-few-replicas check.
+func dnsFewReplicas() *Check {
 	r := &Check{
 		ID:       "dns-few-replicas",
 		Severity: High,
@@ -250,7 +257,7 @@ func init() {
 		}
 		return out
 	}
-	register(r)
+	return r
 }
 
 func runsKubeProxy(inv *inventory.Inventory) bool {

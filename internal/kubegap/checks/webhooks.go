@@ -70,7 +70,8 @@ func selectsNamespace(sel *metav1.LabelSelector, set map[string]string) bool {
 	return selectorMatches(sel, set)
 }
 
-func init() {
+// webhookCoversKubeSystem builds the webhook-covers-kube-system check.
+func webhookCoversKubeSystem() *Check {
 	k := &Check{
 		ID:       "webhook-covers-kube-system",
 		Severity: High,
@@ -130,8 +131,11 @@ func init() {
 		}
 		return out
 	}
-	register(k)
+	return k
+}
 
+// webhookAllResourcesFailClosed builds the webhook-all-resources-fail-closed check.
+func webhookAllResourcesFailClosed() *Check {
 	a := &Check{
 		ID:       "webhook-all-resources-fail-closed",
 		Severity: Medium,
@@ -171,5 +175,5 @@ func init() {
 		}
 		return out
 	}
-	register(a)
+	return a
 }
