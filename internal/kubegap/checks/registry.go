@@ -32,6 +32,17 @@ func checkList() []*Check {
 		serviceSelectorExtraLabel(),
 		webhookAllResourcesFailClosed(),
 		webhookCoversKubeSystem(),
+		livenessSameAsReadiness(),
+		livenessShortWindow(),
+		imagePullAlwaysPublic(),
+		imageMutableTag(),
+		replicasNotSpread(),
+		noResourceRequests(),
+		memoryOvercommit(),
+		criticalPodNoPriority(),
+		hpaNoHeadroom(),
+		webhookBackendFragile(),
+		jobIstioSidecar(),
 	}
 }
 

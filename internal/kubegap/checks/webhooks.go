@@ -18,18 +18,19 @@ type hook struct {
 	Rules             []admissionv1.RuleWithOperations
 	FailurePolicy     *admissionv1.FailurePolicyType
 	NamespaceSelector *metav1.LabelSelector
+	Service           *admissionv1.ServiceReference
 }
 
 func hooks(inv *inventory.Inventory) []hook {
 	var out []hook
 	for _, c := range inv.ValidatingWebhooks {
 		for _, w := range c.Webhooks {
-			out = append(out, hook{ref("ValidatingWebhookConfiguration", "", c.Name), w.Name, w.Rules, w.FailurePolicy, w.NamespaceSelector})
+			out = append(out, hook{ref("ValidatingWebhookConfiguration", "", c.Name), w.Name, w.Rules, w.FailurePolicy, w.NamespaceSelector, w.ClientConfig.Service})
 		}
 	}
 	for _, c := range inv.MutatingWebhooks {
 		for _, w := range c.Webhooks {
-			out = append(out, hook{ref("MutatingWebhookConfiguration", "", c.Name), w.Name, w.Rules, w.FailurePolicy, w.NamespaceSelector})
+			out = append(out, hook{ref("MutatingWebhookConfiguration", "", c.Name), w.Name, w.Rules, w.FailurePolicy, w.NamespaceSelector, w.ClientConfig.Service})
 		}
 	}
 	return out
