@@ -17,8 +17,9 @@ import (
 )
 
 // TestFixtures runs every check over its fixtures in testdata/<check>/:
-// at least two fail-*.yaml and two pass-*.yaml files each, read through the
-// real manifest reader. A failing fixture states what must be found in
+// at least two fail*.yaml and two pass*.yaml files each, read through the
+// real manifest reader (fail.yaml and pass.yaml are the first of each,
+// and other packages' tests read them too). A failing fixture states what must be found in
 // header comments, one line per finding:
 //
 //	# expect: SEVERITY KIND NAMESPACE/NAME line LINE cases ID,ID
@@ -50,14 +51,14 @@ func TestFixtures(t *testing.T) {
 	for _, c := range all {
 		t.Run(c.ID, func(t *testing.T) {
 			t.Parallel()
-			fails, _ := filepath.Glob(filepath.Join("testdata", c.ID, "fail-*.yaml"))
-			passes, _ := filepath.Glob(filepath.Join("testdata", c.ID, "pass-*.yaml"))
+			fails, _ := filepath.Glob(filepath.Join("testdata", c.ID, "fail*.yaml"))
+			passes, _ := filepath.Glob(filepath.Join("testdata", c.ID, "pass*.yaml"))
 			if len(fails) < 2 || len(passes) < 2 {
 				t.Errorf("check %s has %d failing and %d passing fixtures; want at least 2 of each", c.ID, len(fails), len(passes))
 			}
 			others, _ := filepath.Glob(filepath.Join("testdata", c.ID, "*"))
 			if len(others) != len(fails)+len(passes) {
-				t.Errorf("testdata/%s holds files that are neither fail-*.yaml nor pass-*.yaml: %v", c.ID, others)
+				t.Errorf("testdata/%s holds files that are neither fail*.yaml nor pass*.yaml: %v", c.ID, others)
 			}
 			for _, path := range append(fails, passes...) {
 				want, err := readExpect(path)
@@ -65,7 +66,7 @@ func TestFixtures(t *testing.T) {
 					t.Errorf("%v", err)
 					continue
 				}
-				failing := strings.HasPrefix(filepath.Base(path), "fail-")
+				failing := strings.HasPrefix(filepath.Base(path), "fail")
 				if failing && len(want) == 0 {
 					t.Errorf("%s: a failing fixture must state what it finds (# expect: ...)", path)
 				}
@@ -227,7 +228,7 @@ func TestNotEvaluated(t *testing.T) {
 	}
 	// An offline input with no Node says nothing about nodes.
 	d := checks.Get("node-disk-full-of-images")
-	inv2, _, err := kubegap.ReadFiles([]string{"testdata/no-memory-limit/fail-1.yaml"}, nil, []*checks.Check{d})
+	inv2, _, err := kubegap.ReadFiles([]string{"testdata/no-memory-limit/fail.yaml"}, nil, []*checks.Check{d})
 	if err != nil {
 		t.Fatal(err)
 	}
