@@ -2,6 +2,9 @@ package checks_test
 
 import (
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -235,5 +238,29 @@ func TestNotEvaluated(t *testing.T) {
 	res = kubegap.Evaluate(inv2, []*checks.Check{d}, nil, false)
 	if len(res.NotEvaluated) != 1 {
 		t.Fatalf("want node check not evaluated without nodes, got %+v", res)
+	}
+}
+
+// TestNoInit keeps the registry explicit: no file of the package may
+// register checks (or do anything else) from an init function.
+func TestNoInit(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		file, err := parser.ParseFile(fset, f, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range file.Decls {
+			if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv == nil && fn.Name.Name == "init" {
+				t.Errorf("%s: func init at line %d; add checks to checkList in registry.go instead", f, fset.Position(fn.Pos()).Line)
+			}
+		}
 	}
 }

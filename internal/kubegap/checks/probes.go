@@ -49,7 +49,7 @@ func livenessSameAsReadiness() *Check {
 			KO: "두 프로브가 서로 다른 것을 묻게 하세요. readiness는 파드가 요청을 처리하는 데 필요한 것(의존 서비스, 데워진 캐시, 여유 있는 커넥션 풀)을 확인해 트래픽에서 빼는 용도이고, liveness는 프로세스 자체가 살아 있는지만 확인해야 합니다(의존 서비스를 건드리지 않는 가벼운 엔드포인트, 더 긴 허용 시간). 느려졌거나 데이터베이스가 과부하된 파드는 재시작할 것이 아니라 트래픽에서 빼야 합니다.",
 		},
 		LooksAt: incidentlib.Text{
-			EN: "The containers of Deployments, StatefulSets and DaemonSets that have both a liveness and a readiness probe. When both run the same handler (the same HTTP path and port, TCP port, gRPC service or command), the liveness probe is reported: whatever makes the pod unready, an overloaded dependency included, then also makes the kubelet restart it, and restarts under load remove capacity and add connection storms instead of shedding load.",
+			EN: "The containers of Deployments, StatefulSets and DaemonSets that have both a liveness and a readiness probe. When both run the same handler (the same HTTP path and port, TCP port, gRPC service or command), the workload is reported: whatever makes the pod unready, an overloaded dependency included, then also makes the kubelet restart it, and restarts under load remove capacity and add connection storms instead of shedding load.",
 			KO: "liveness와 readiness 프로브를 모두 가진 Deployment, StatefulSet, DaemonSet의 컨테이너를 봅니다. 두 프로브가 같은 핸들러(같은 HTTP 경로와 포트, TCP 포트, gRPC 서비스, 명령)를 실행하면 보고합니다. 그러면 파드를 준비되지 않은 상태로 만드는 원인이 무엇이든, 과부하된 의존 서비스까지 포함해, kubelet이 그 파드를 재시작하게 만듭니다. 부하 중의 재시작은 부하를 덜어 주기는커녕 처리 능력을 줄이고 연결 폭주를 더합니다.",
 		},
 		CannotSee: incidentlib.Text{
