@@ -7,7 +7,13 @@ import (
 
 // registry is every check kubegap has, built once from the list in
 // checkList: adding a check means adding its constructor there, and nothing
-// registers itself from an init function.
+// registers itself from an init function (TestNoInit guards that).
+//
+// A new check also needs testdata/<id>/ with at least two fail*.yaml and two
+// pass*.yaml fixtures; each failing one ends or starts with the findings it
+// must produce, "# expect: SEVERITY KIND NAMESPACE/NAME line LINE cases
+// ID,ID" (see TestFixtures). Then regenerate docs/checks.md:
+// go run ./cmd/kubegap checks -o markdown > docs/checks.md
 var registry = buildRegistry(checkList())
 
 // checkList is the one list of checks.
