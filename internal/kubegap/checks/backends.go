@@ -189,3 +189,69 @@ func jobIstioSidecar() *Check {
 	}
 	return c
 }
+
+// istioProtocols are the port-name prefixes by which Istio tells protocols
+// apart ("<protocol>" or "<protocol>-<suffix>").
+var istioProtocols = []string{"http", "http2", "https", "grpc", "grpc-web", "mongo", "mysql", "redis", "tcp", "tls", "udp"}
+
+func istioNamed(name string) bool {
+	for _, p := range istioProtocols {
+		if name == p || strings.HasPrefix(name, p+"-") {
+			return true
+		}
+	}
+	return false
+}
+
+func istioPortNames() *Check {
+	c := &Check{
+		ID:       "istio-port-name-no-protocol",
+		Severity: Low,
+		Title: incidentlib.Text{
+			EN: "Service port in an Istio-injected namespace names no protocol",
+			KO: "Istio 주입 네임스페이스의 Service 포트가 프로토콜을 밝히지 않음",
+		},
+		Remediation: incidentlib.Text{
+			EN: "Give every Service port in the mesh its protocol: appProtocol (http, grpc, tcp, …) or a name that starts with it (http-web, grpc-api, tcp-db), before injecting the sidecar into its pods.",
+			KO: "메시 안의 모든 Service 포트에 프로토콜을 밝히세요. appProtocol(http, grpc, tcp 등)을 쓰거나 이름을 그 프로토콜로 시작하게 하고(http-web, grpc-api, tcp-db), 그다음에 파드에 사이드카를 주입하세요.",
+		},
+		LooksAt: incidentlib.Text{
+			EN: "Services in namespaces labelled for Istio injection (istio-injection=enabled or istio.io/rev) and their ports. A port with neither appProtocol nor a name starting with a protocol Istio knows (http, http2, https, grpc, grpc-web, tcp, tls, udp, mongo, mysql, redis) is reported: the proxy has to guess the protocol, and where it guesses wrong, or where its version does not guess at all, traffic through the sidecar breaks and pods that depend on it crash-loop.",
+			KO: "Istio 주입 레이블(istio-injection=enabled 또는 istio.io/rev)이 붙은 네임스페이스의 Service와 그 포트를 봅니다. appProtocol도 없고 이름이 Istio가 아는 프로토콜(http, http2, https, grpc, grpc-web, tcp, tls, udp, mongo, mysql, redis)로 시작하지도 않는 포트를 보고합니다. 그러면 프록시가 프로토콜을 짐작해야 하는데, 잘못 짐작하거나 버전에 따라 아예 짐작하지 않으면 사이드카를 거치는 트래픽이 깨지고 이에 기대는 파드가 크래시 루프에 빠집니다.",
+		},
+		CannotSee: incidentlib.Text{
+			EN: "Istio's version and its protocol sniffing (recent versions detect HTTP on unnamed ports, server-first protocols still fail), pods injected by their own label in namespaces without one, and other meshes.",
+			KO: "Istio 버전과 프로토콜 감지(최근 버전은 이름 없는 포트에서 HTTP를 알아내지만, 서버가 먼저 말하는 프로토콜은 여전히 실패합니다), 네임스페이스 레이블 없이 자체 레이블로 주입되는 파드, 다른 메시는 보지 못합니다.",
+		},
+		Kinds: []inventory.Kind{inventory.Service, inventory.Namespace},
+		Cases: []string{"IL-0327"},
+	}
+	c.Run = func(inv *inventory.Inventory) []Finding {
+		var out []Finding
+		for _, svc := range inv.Services {
+			if !istioInjected(inv, svc.Namespace, nil, nil) {
+				continue
+			}
+			var bad []string
+			for _, p := range svc.Spec.Ports {
+				if (p.AppProtocol != nil && *p.AppProtocol != "") || istioNamed(p.Name) {
+					continue
+				}
+				name := p.Name
+				if name == "" {
+					name = "(unnamed)"
+				}
+				bad = append(bad, fmt.Sprintf("%s %d", name, p.Port))
+			}
+			if len(bad) == 0 {
+				continue
+			}
+			l := strings.Join(bad, ", ")
+			out = append(out, c.finding(0, ref("Service", svc.Namespace, svc.Name),
+				fmt.Sprintf("port %s names no protocol in a namespace with Istio injection: the sidecar has to guess, and a wrong guess breaks the traffic", l),
+				fmt.Sprintf("Istio 주입 네임스페이스에서 포트 %s가 프로토콜을 밝히지 않습니다. 사이드카가 짐작해야 하고, 잘못 짐작하면 트래픽이 깨집니다", l)))
+		}
+		return out
+	}
+	return c
+}

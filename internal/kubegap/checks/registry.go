@@ -49,6 +49,7 @@ func checkList() []*Check {
 		hpaNoHeadroom(),
 		webhookBackendFragile(),
 		jobIstioSidecar(),
+		istioPortNames(),
 	}
 }
 
