@@ -114,11 +114,11 @@ func imageMutableTag() *Check {
 		Severity: Low,
 		Title: incidentlib.Text{
 			EN: "Image named by :latest or no tag at all",
-			KO: "이미지를 :latest로 부르거나 태그 없이 부름",
+			KO: "이미지를 :latest 태그로 지정하거나 태그 없이 지정함",
 		},
 		Remediation: incidentlib.Text{
 			EN: "Name every image by a version tag, better by its digest (image@sha256:…), and move to a new image by changing the manifest, so that every pod runs the image you reviewed and a rollback brings the old one back.",
-			KO: "모든 이미지를 버전 태그로, 가능하면 다이제스트(image@sha256:…)로 부르고, 새 이미지로 옮길 때는 매니페스트를 바꾸세요. 그래야 모든 파드가 검토한 이미지를 돌리고, 롤백하면 예전 이미지가 돌아옵니다.",
+			KO: "모든 이미지를 버전 태그로, 가능하면 다이제스트(image@sha256:…)로 지정하고, 새 이미지로 옮길 때는 매니페스트를 바꾸세요. 그래야 모든 파드가 검토한 이미지를 돌리고, 롤백하면 예전 이미지가 돌아옵니다.",
 		},
 		LooksAt: incidentlib.Text{
 			EN: "The images of every workload's containers (init containers included). An image with the tag latest, or without a tag (which means latest), and no digest is reported: the name points at whatever was pushed last, so a pull on one node, or a restart, silently replaces what every new container starts from, and pods of the same workload can run different code.",
@@ -146,7 +146,7 @@ func imageMutableTag() *Check {
 			l := strings.Join(hits, ", ")
 			out = append(out, c.finding(0, w.Ref,
 				fmt.Sprintf("container %s names its image by a moving tag: the next pull can change what every new pod runs", l),
-				fmt.Sprintf("컨테이너 %s가 움직이는 태그로 이미지를 부릅니다. 다음 pull이 새로 뜨는 모든 파드가 돌릴 것을 바꿀 수 있습니다", l)))
+				fmt.Sprintf("컨테이너 %s가 이미지를 움직이는 태그로 지정합니다. 다음 pull이 새로 뜨는 모든 파드가 돌릴 것을 바꿀 수 있습니다", l)))
 		}
 		return out
 	}

@@ -91,7 +91,7 @@ func livenessShortWindow() *Check {
 		Severity: Low,
 		Title: incidentlib.Text{
 			EN: "Liveness probe kills a container after 30 seconds or less without an answer",
-			KO: "응답이 30초 이하로만 없어도 liveness 프로브가 컨테이너를 죽임",
+			KO: "liveness 프로브가 30초 이하의 무응답에도 컨테이너를 죽임",
 		},
 		Remediation: incidentlib.Text{
 			EN: "Give the liveness probe a window (periodSeconds × failureThreshold) well beyond the longest pause the process can have and survive: garbage collection, an agent being attached, a burst of load, a slow node. Use a startupProbe for slow starts, and readiness, not liveness, to take a busy pod out of rotation. Test images on every node architecture you run, since a stall may only happen on one.",
