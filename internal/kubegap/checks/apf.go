@@ -20,7 +20,8 @@ var heavyResources = []string{"pods", "nodes", "endpoints", "endpointslices", "s
 // Priority levels the API server creates by default; all are Limited.
 var defaultLimitedLevels = []string{"global-default", "workload-low", "workload-high", "leader-election", "node-high", "system", "catch-all"}
 
-func init() {
+// nodeAgentUnboundedList builds the node-agent-unbounded-list check.
+func nodeAgentUnboundedList() *Check {
 	c := &Check{
 		ID:       "node-agent-unbounded-list",
 		Severity: High,
@@ -70,7 +71,7 @@ func init() {
 		}
 		return out
 	}
-	register(c)
+	return c
 }
 
 // clusterListable returns the heavy resources service account ns/sa may

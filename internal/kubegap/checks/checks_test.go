@@ -1,9 +1,16 @@
 package checks_test
 
 import (
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"sort"
+	"strings"
 	"testing"
 
 	"github.com/incidentlib/incidentlib/internal/corpus"
@@ -12,10 +19,23 @@ import (
 	"github.com/incidentlib/incidentlib/internal/kubegap/inventory"
 )
 
-// TestFixtures finds testdata/<check>/{pass,fail}.yaml for every check: the
-// fail fixture must produce a finding of that check, the pass fixture none,
-// and both must be evaluated. A check without fixtures, or a fixture folder
-// without a check, fails the test.
+// TestFixtures runs every check over its fixtures in testdata/<check>/:
+// at least two fail*.yaml and two pass*.yaml files each, read through the
+// real manifest reader (fail.yaml and pass.yaml are the first of each,
+// and other packages' tests read them too). A failing fixture states what must be found in
+// header comments, one line per finding:
+//
+//	# expect: SEVERITY KIND NAMESPACE/NAME line LINE cases ID,ID
+//
+// (NAMESPACE is "-" for cluster-scoped objects; LINE is the line of the
+// object in the fixture, or "-" for a finding on an object the input does
+// not hold). The findings must match the list exactly: nothing missing,
+// nothing extra, same severity, same cases, same file and line. A passing
+// fixture holds no expect line and must produce no finding. Both kinds must
+// be evaluated: a check skipped for missing kinds or objects fails the test.
+// KUBEGAP_FIXTURES_PRINT=1 prints what each fixture produced, in the expect
+// form, for writing new fixtures (read them before pasting: they are what
+// the code does, not necessarily what it should do).
 func TestFixtures(t *testing.T) {
 	all := checks.All()
 	known := map[string]bool{}
@@ -34,45 +54,105 @@ func TestFixtures(t *testing.T) {
 	for _, c := range all {
 		t.Run(c.ID, func(t *testing.T) {
 			t.Parallel()
-			for _, tc := range []struct {
-				file string
-				want bool
-			}{{"fail.yaml", true}, {"pass.yaml", false}} {
-				path := filepath.Join("testdata", c.ID, tc.file)
-				if _, err := os.Stat(path); err != nil {
-					t.Errorf("check %s has no %s fixture: %v", c.ID, tc.file, err)
+			fails, _ := filepath.Glob(filepath.Join("testdata", c.ID, "fail*.yaml"))
+			passes, _ := filepath.Glob(filepath.Join("testdata", c.ID, "pass*.yaml"))
+			if len(fails) < 2 || len(passes) < 2 {
+				t.Errorf("check %s has %d failing and %d passing fixtures; want at least 2 of each", c.ID, len(fails), len(passes))
+			}
+			others, _ := filepath.Glob(filepath.Join("testdata", c.ID, "*"))
+			if len(others) != len(fails)+len(passes) {
+				t.Errorf("testdata/%s holds files that are neither fail*.yaml nor pass*.yaml: %v", c.ID, others)
+			}
+			for _, path := range append(fails, passes...) {
+				want, err := readExpect(path)
+				if err != nil {
+					t.Errorf("%v", err)
 					continue
 				}
-				inv, _, err := kubegap.ReadFiles([]string{path}, nil, []*checks.Check{c})
-				if err != nil {
-					t.Fatalf("%s: %v", path, err)
+				failing := strings.HasPrefix(filepath.Base(path), "fail")
+				if failing && len(want) == 0 {
+					t.Errorf("%s: a failing fixture must state what it finds (# expect: ...)", path)
 				}
-				res := kubegap.Evaluate(inv, []*checks.Check{c}, nil, true)
-				if len(res.NotEvaluated) > 0 {
-					t.Errorf("%s: not evaluated: %+v", path, res.NotEvaluated)
+				if !failing && len(want) > 0 {
+					t.Errorf("%s: a passing fixture must not expect findings", path)
 				}
-				got := 0
-				for _, f := range res.Findings {
-					if f.Check == c.ID {
-						got++
-						if f.Message.EN == "" || f.Message.KO == "" {
-							t.Errorf("%s: finding without a message in both languages: %+v", path, f)
-						}
-						if f.Severity < checks.Low || f.Severity > checks.High {
-							t.Errorf("%s: bad severity %d", path, f.Severity)
-						}
-					}
+				got := runFixture(t, c, path)
+				if os.Getenv("KUBEGAP_FIXTURES_PRINT") == "1" {
+					t.Logf("%s:\n%s", path, strings.Join(got, "\n"))
 				}
-				if tc.want && got == 0 {
-					t.Errorf("%s: want a %s finding, got none", path, c.ID)
-				}
-				if !tc.want && got > 0 {
-					t.Errorf("%s: want no %s finding, got %d: %+v", path, c.ID, got, res.Findings)
+				if !slices.Equal(got, want) {
+					t.Errorf("%s: findings differ\n got: %s\nwant: %s", path, strings.Join(got, "\n      "), strings.Join(want, "\n      "))
 				}
 			}
 		})
 	}
 }
+
+var expectRE = regexp.MustCompile(`^#\s*expect:\s*(.*?)\s*$`)
+
+// readExpect returns the expect lines of a fixture, normalised and sorted.
+func readExpect(path string) ([]string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for i, l := range strings.Split(string(data), "\n") {
+		m := expectRE.FindStringSubmatch(strings.TrimSpace(l))
+		if m == nil {
+			continue
+		}
+		f := strings.Fields(m[1])
+		if len(f) != 7 || f[3] != "line" || f[5] != "cases" {
+			return nil, fmt.Errorf("%s:%d: want \"# expect: SEVERITY KIND NAMESPACE/NAME line LINE cases ID,ID\", got %q", path, i+1, l)
+		}
+		if _, err := checks.ParseSeverity(f[0]); err != nil {
+			return nil, fmt.Errorf("%s:%d: %v", path, i+1, err)
+		}
+		out = append(out, strings.Join(f, " "))
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// runFixture reads path through the manifest reader, evaluates c alone and
+// returns its findings in the expect form, sorted.
+func runFixture(t *testing.T, c *checks.Check, path string) []string {
+	t.Helper()
+	inv, _, err := kubegap.ReadFiles([]string{path}, nil, []*checks.Check{c})
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	res := kubegap.Evaluate(inv, []*checks.Check{c}, nil, true)
+	if len(res.NotEvaluated) > 0 {
+		t.Errorf("%s: not evaluated: %+v", path, res.NotEvaluated)
+	}
+	var out []string
+	for _, f := range res.Findings {
+		if f.Check != c.ID {
+			t.Errorf("%s: finding of another check: %+v", path, f)
+		}
+		if f.Message.EN == "" || f.Message.KO == "" || !hangul.MatchString(f.Message.KO) {
+			t.Errorf("%s: finding without a message in both languages: %+v", path, f)
+		}
+		ns := f.Object.Namespace
+		if ns == "" {
+			ns = "-"
+		}
+		line := "-"
+		if src, ok := res.Sources[f.Object]; ok {
+			if src.File != path {
+				t.Errorf("%s: finding on %s located in another file, %s", path, f.Object, src.File)
+			}
+			line = fmt.Sprint(src.Line)
+		}
+		out = append(out, fmt.Sprintf("%s %s %s/%s line %s cases %s", f.Severity, f.Object.Kind, ns, f.Object.Name, line, strings.Join(f.Cases, ",")))
+	}
+	sort.Strings(out)
+	return out
+}
+
+var hangul = regexp.MustCompile(`\p{Hangul}`)
 
 // TestCasesExist fails when a check cites a case the corpus does not hold.
 func TestCasesExist(t *testing.T) {
@@ -96,8 +176,8 @@ var idRE = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 
 func TestRegistry(t *testing.T) {
 	all := checks.All()
-	if len(all) < 15 {
-		t.Errorf("want at least 15 checks, have %d", len(all))
+	if len(all) < 30 {
+		t.Errorf("want at least 30 checks, have %d", len(all))
 	}
 	seen := map[string]bool{}
 	for _, c := range all {
@@ -158,5 +238,29 @@ func TestNotEvaluated(t *testing.T) {
 	res = kubegap.Evaluate(inv2, []*checks.Check{d}, nil, false)
 	if len(res.NotEvaluated) != 1 {
 		t.Fatalf("want node check not evaluated without nodes, got %+v", res)
+	}
+}
+
+// TestNoInit keeps the registry explicit: no file of the package may
+// register checks (or do anything else) from an init function.
+func TestNoInit(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		file, err := parser.ParseFile(fset, f, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range file.Decls {
+			if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv == nil && fn.Name.Name == "init" {
+				t.Errorf("%s: func init at line %d; add checks to checkList in registry.go instead", f, fset.Position(fn.Pos()).Line)
+			}
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -85,7 +86,8 @@ func dnsContainer(w workload) *corev1.Container {
 	return nil
 }
 
-func init() {
+// dnsMemoryLimit builds the dns-memory-limit check.
+func dnsMemoryLimit() *Check {
 	c := &Check{
 		ID:       "dns-memory-limit",
 		Severity: High,
@@ -143,8 +145,11 @@ func init() {
 		}
 		return out
 	}
-	register(c)
+	return c
+}
 
+// dnsAutoscalerConntrack builds the dns-autoscaler-conntrack check.
+func dnsAutoscalerConntrack() *Check {
 	a := &Check{
 		ID:       "dns-autoscaler-conntrack",
 		Severity: Medium,
@@ -179,20 +184,13 @@ func init() {
 			return nil
 		}
 		var out []Finding
-		for _, d := range inv.Deployments {
-			for _, ctr := range d.Spec.Template.Spec.Containers {
-				if !imageIs(ctr.Image, "cluster-proportional-autoscaler", "cluster-proportional-autoscaler-amd64") {
-					continue
-				}
-				args := strings.Join(append(append([]string{}, ctr.Command...), ctr.Args...), " ")
-				for name := range dns {
-					if strings.Contains(args, "--target=deployment/"+name) || strings.Contains(args, "--target=Deployment/"+name) {
-						out = append(out, a.finding(0, ref("Deployment", d.Namespace, d.Name),
-							fmt.Sprintf("scales Deployment %s, kube-proxy runs and no node-local DNS cache does: a scale-down whose UDP conntrack entries kube-proxy fails to clear sends DNS queries to a removed pod", name),
-							fmt.Sprintf("Deployment %s를 스케일링하는데 kube-proxy는 돌고 노드 로컬 DNS 캐시는 없습니다. 축소 뒤 kube-proxy가 UDP conntrack 항목을 지우지 못하면 DNS 질의가 없어진 파드로 갑니다", name)))
-					}
-				}
+		for _, s := range dnsAutoscalers(inv) {
+			if !dns[s.Target] {
+				continue
 			}
+			out = append(out, a.finding(0, s.Ref,
+				fmt.Sprintf("scales Deployment %s, kube-proxy runs and no node-local DNS cache does: a scale-down whose UDP conntrack entries kube-proxy fails to clear sends DNS queries to a removed pod", s.Target),
+				fmt.Sprintf("Deployment %s를 스케일링하는데 kube-proxy는 돌고 노드 로컬 DNS 캐시는 없습니다. 축소 뒤 kube-proxy가 UDP conntrack 항목을 지우지 못하면 DNS 질의가 없어진 파드로 갑니다", s.Target)))
 		}
 		for _, h := range inv.HPAs {
 			t := h.Spec.ScaleTargetRef
@@ -204,8 +202,11 @@ func init() {
 		}
 		return out
 	}
-	register(a)
+	return a
+}
 
+// dnsFewReplicas builds the dns-few-replicas check.
+func dnsFewReplicas() *Check {
 	r := &Check{
 		ID:       "dns-few-replicas",
 		Severity: High,
@@ -218,39 +219,56 @@ func init() {
 			KO: "CoreDNS 복제본을 최소 세 개 이상(큰 클러스터에서는 노드 수에 맞춰 더) 노드와 존에 나눠 두고, 평균 부하가 아니라 하나를 잃은 뒤 떠안을 몫에 맞춰 자원을 주세요.",
 		},
 		LooksAt: incidentlib.Text{
-			EN: "The replica count of the CoreDNS / kube-dns Deployment in kube-system, or the minimum of a HorizontalPodAutoscaler that targets it. One replica is reported as high: losing its node is a cluster-wide DNS outage. Two are reported as medium: losing one doubles the load on the other at once.",
-			KO: "kube-system의 CoreDNS / kube-dns Deployment 복제본 수, 또는 이를 대상으로 하는 HorizontalPodAutoscaler의 최솟값을 봅니다. 복제본 하나는 높음으로 보고합니다. 그 노드를 잃으면 클러스터 전체 DNS가 멈춥니다. 둘은 중간으로 보고합니다. 하나를 잃으면 남은 하나의 부하가 즉시 두 배가 됩니다.",
+			EN: "The replica count of the CoreDNS / kube-dns Deployment in kube-system, the minimum of a HorizontalPodAutoscaler that targets it, or the floor a cluster-proportional-autoscaler that targets it allows: its linear parameters (min, preventSinglePointFailure, which keeps two replicas on any cluster of more than one node) or ladder, read from the ConfigMap it watches in kube-system or from its --default-params. One replica is reported as high: losing its node is a cluster-wide DNS outage. Two are reported as medium: losing one doubles the load on the other at once.",
+			KO: "kube-system의 CoreDNS / kube-dns Deployment 복제본 수, 이를 대상으로 하는 HorizontalPodAutoscaler의 최솟값, 또는 이를 대상으로 하는 cluster-proportional-autoscaler가 허용하는 하한을 봅니다. 하한은 kube-system에서 그 오토스케일러가 지켜보는 ConfigMap이나 --default-params의 linear 매개변수(min, 그리고 노드가 둘 이상인 클러스터에서 복제본을 두 개 유지하는 preventSinglePointFailure) 또는 ladder에서 읽습니다. 복제본 하나는 높음으로 보고합니다. 그 노드를 잃으면 클러스터 전체 DNS가 멈춥니다. 둘은 중간으로 보고합니다. 하나를 잃으면 남은 하나의 부하가 즉시 두 배가 됩니다.",
 		},
 		CannotSee: incidentlib.Text{
-			EN: "Whether the replicas have headroom for the load they take over (in the cited case three times the average was not enough), DNS served by something other than CoreDNS/kube-dns, and replica floors set by a cluster-proportional-autoscaler's ConfigMap.",
-			KO: "복제본들이 넘겨받을 부하를 감당할 여유가 있는지(인용한 사례에서는 평균의 세 배도 모자랐습니다), CoreDNS/kube-dns가 아닌 DNS, cluster-proportional-autoscaler ConfigMap에 둔 복제본 하한은 보지 못합니다.",
+			EN: "Whether the replicas have headroom for the load they take over (in the cited case three times the average was not enough), DNS served by something other than CoreDNS/kube-dns, and the floor of a cluster-proportional-autoscaler whose parameters are in no kube-system ConfigMap and no --default-params: such a Deployment is not judged, since the autoscaler, not its replicas field, sets the count.",
+			KO: "복제본들이 넘겨받을 부하를 감당할 여유가 있는지(인용한 사례에서는 평균의 세 배도 모자랐습니다), CoreDNS/kube-dns가 아닌 DNS, 그리고 매개변수가 kube-system ConfigMap에도 --default-params에도 없는 cluster-proportional-autoscaler의 하한은 보지 못합니다. 그런 Deployment는 복제본 수를 replicas 필드가 아니라 오토스케일러가 정하므로 판단하지 않습니다.",
 		},
-		Kinds: []inventory.Kind{inventory.Deployment, inventory.HPA},
+		Kinds: []inventory.Kind{inventory.Deployment, inventory.HPA, inventory.ConfigMap},
 		Cases: []string{"IL-0357"},
 	}
 	r.Run = func(inv *inventory.Inventory) []Finding {
 		var out []Finding
+		scalers := dnsAutoscalers(inv)
 		for _, w := range clusterDNS(inv) {
-			n := w.Replicas
+			n, by := w.Replicas, ""
 			for _, h := range inv.HPAs {
 				if h.Namespace == w.Ref.Namespace && h.Spec.ScaleTargetRef.Kind == "Deployment" && h.Spec.ScaleTargetRef.Name == w.Ref.Name {
-					n = replicas(h.Spec.MinReplicas)
+					n, by = replicas(h.Spec.MinReplicas), "HorizontalPodAutoscaler "+h.Name
 				}
+			}
+			known := true
+			for _, s := range scalers {
+				if s.Ref.Namespace != w.Ref.Namespace || s.Target != w.Ref.Name {
+					continue
+				}
+				// The autoscaler owns the replica count: the Deployment's
+				// own field says nothing.
+				n, by, known = s.Floor, "cluster-proportional-autoscaler "+s.Ref.Name+" ("+s.How+")", s.Floor > 0
+			}
+			if !known {
+				continue
+			}
+			en, ko := "", ""
+			if by != "" {
+				en, ko = fmt.Sprintf(" (the floor %s allows)", by), fmt.Sprintf("(%s가 허용하는 하한)", by)
 			}
 			switch {
 			case n < 2:
 				out = append(out, r.finding(High, w.Ref,
-					fmt.Sprintf("runs %d %s: losing its node takes DNS away from the whole cluster", n, plural(n, "replica", "replicas")),
-					fmt.Sprintf("복제본이 %d개입니다. 그 노드를 잃으면 클러스터 전체의 DNS가 사라집니다", n)))
+					fmt.Sprintf("runs %d %s%s: losing its node takes DNS away from the whole cluster", n, plural(n, "replica", "replicas"), en),
+					fmt.Sprintf("복제본이 %d개입니다%s. 그 노드를 잃으면 클러스터 전체의 DNS가 사라집니다", n, ko)))
 			case n == 2:
 				out = append(out, r.finding(Medium, w.Ref,
-					"runs 2 replicas: losing one during node maintenance doubles the load on the other at once",
-					"복제본이 2개입니다. 노드 유지보수 중 하나를 잃으면 남은 하나의 부하가 즉시 두 배가 됩니다"))
+					fmt.Sprintf("runs 2 replicas%s: losing one during node maintenance doubles the load on the other at once", en),
+					fmt.Sprintf("복제본이 2개입니다%s. 노드 유지보수 중 하나를 잃으면 남은 하나의 부하가 즉시 두 배가 됩니다", ko)))
 			}
 		}
 		return out
 	}
-	register(r)
+	return r
 }
 
 func runsKubeProxy(inv *inventory.Inventory) bool {
@@ -265,4 +283,126 @@ func runsKubeProxy(inv *inventory.Inventory) bool {
 		}
 	}
 	return false
+}
+
+// dnsScaler is a cluster-proportional-autoscaler Deployment and the
+// Deployment it scales.
+type dnsScaler struct {
+	Ref    inventory.Ref
+	Target string
+	// Floor is the fewest replicas its parameters allow (on a cluster of
+	// more than one node); 0 when the parameters could not be read.
+	Floor int
+	// How says where Floor comes from.
+	How string
+}
+
+// cpaParams are the cluster-proportional-autoscaler's two control modes.
+type cpaParams struct {
+	Linear *struct {
+		Min                       int  `json:"min"`
+		PreventSinglePointFailure bool `json:"preventSinglePointFailure"`
+	} `json:"linear"`
+	Ladder *struct {
+		CoresToReplicas [][]float64 `json:"coresToReplicas"`
+		NodesToReplicas [][]float64 `json:"nodesToReplicas"`
+	} `json:"ladder"`
+}
+
+// floor is the fewest replicas p allows, and how that was found.
+func (p cpaParams) floor() (int, string) {
+	switch {
+	case p.Linear != nil:
+		n := max(p.Linear.Min, 1)
+		if p.Linear.PreventSinglePointFailure {
+			n = max(n, 2)
+		}
+		return n, fmt.Sprintf("linear: min %d, preventSinglePointFailure %v", p.Linear.Min, p.Linear.PreventSinglePointFailure)
+	case p.Ladder != nil:
+		n := 0
+		for _, steps := range [][][]float64{p.Ladder.CoresToReplicas, p.Ladder.NodesToReplicas} {
+			if len(steps) > 0 && len(steps[0]) == 2 {
+				n = max(n, int(steps[0][1]))
+			}
+		}
+		if n > 0 {
+			return n, fmt.Sprintf("ladder: %d at its first step", n)
+		}
+	}
+	return 0, ""
+}
+
+// dnsAutoscalers finds the cluster-proportional-autoscalers and reads the
+// replica floor each allows: from the ConfigMap it watches (kube-system
+// only), else from its --default-params.
+func dnsAutoscalers(inv *inventory.Inventory) []dnsScaler {
+	var out []dnsScaler
+	for _, d := range inv.Deployments {
+		for _, ctr := range d.Spec.Template.Spec.Containers {
+			if !imageIs(ctr.Image, "cluster-proportional-autoscaler", "cluster-proportional-autoscaler-amd64") {
+				continue
+			}
+			args := append(append([]string{}, ctr.Command...), ctr.Args...)
+			target := flagValue(args, "target")
+			kind, name, ok := strings.Cut(target, "/")
+			if !ok || !strings.EqualFold(kind, "deployment") {
+				continue
+			}
+			s := dnsScaler{Ref: ref("Deployment", d.Namespace, d.Name), Target: name}
+			ns := flagValue(args, "namespace")
+			if ns == "" {
+				ns = d.Namespace
+			}
+			var p cpaParams
+			if cmName := flagValue(args, "configmap"); cmName != "" {
+				for _, cm := range inv.ConfigMaps {
+					if cm.Namespace != ns || cm.Name != cmName {
+						continue
+					}
+					for _, key := range []string{"linear", "ladder"} {
+						if v, ok := cm.Data[key]; ok {
+							var one cpaParams
+							if json.Unmarshal([]byte(`{"`+key+`":`+v+`}`), &one) == nil {
+								p = one
+							}
+						}
+					}
+					if n, how := p.floor(); n > 0 {
+						s.Floor, s.How = n, "ConfigMap "+cmName+" "+how
+					}
+				}
+			}
+			if s.Floor == 0 {
+				if v := flagValue(args, "default-params"); v != "" && json.Unmarshal([]byte(v), &p) == nil {
+					if n, how := p.floor(); n > 0 {
+						s.Floor, s.How = n, "--default-params "+how
+					}
+				}
+			}
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// flagValue returns the value of --name=value or --name value in args
+// (an argument may hold several words, as in a shell command line).
+func flagValue(args []string, name string) string {
+	var words []string
+	for _, a := range args {
+		words = append(words, strings.Fields(a)...)
+	}
+	for i, w := range words {
+		if !strings.HasPrefix(w, "-") {
+			continue
+		}
+		w = strings.TrimLeft(w, "-")
+		if v, ok := strings.CutPrefix(w, name+"="); ok {
+			return strings.Trim(v, `'"`)
+		}
+		if w == name && i+1 < len(words) {
+			return strings.Trim(words[i+1], `'"`)
+		}
+	}
+	return ""
 }

@@ -21,7 +21,8 @@ func diskCapacity(n *corev1.Node) int64 {
 	return q.Value()
 }
 
-func init() {
+// nodeDiskFullOfImages builds the node-disk-full-of-images check.
+func nodeDiskFullOfImages() *Check {
 	d := &Check{
 		ID:       "node-disk-full-of-images",
 		Severity: High,
@@ -72,8 +73,11 @@ func init() {
 		}
 		return out
 	}
-	register(d)
+	return d
+}
 
+// nodeDiskSmallerThanPeers builds the node-disk-smaller-than-peers check.
+func nodeDiskSmallerThanPeers() *Check {
 	p := &Check{
 		ID:       "node-disk-smaller-than-peers",
 		Severity: Medium,
@@ -121,8 +125,11 @@ func init() {
 		}
 		return out
 	}
-	register(p)
+	return p
+}
 
+// cpuLimitCFSBugKernel builds the cpu-limit-cfs-bug-kernel check.
+func cpuLimitCFSBugKernel() *Check {
 	k := &Check{
 		ID:       "cpu-limit-cfs-bug-kernel",
 		Severity: Medium,
@@ -187,8 +194,11 @@ func init() {
 		}
 		return out
 	}
-	register(k)
+	return k
+}
 
+// masterNodeLabelSelector builds the master-node-label-selector check.
+func masterNodeLabelSelector() *Check {
 	m := &Check{
 		ID:       "master-node-label-selector",
 		Severity: High,
@@ -246,7 +256,7 @@ func init() {
 		}
 		return out
 	}
-	register(m)
+	return m
 }
 
 func usesMasterLabel(t *corev1.PodTemplateSpec, label string) bool {

@@ -35,7 +35,8 @@ func hasCRD(inv *inventory.Inventory, name string) bool {
 	return false
 }
 
-func init() {
+// dexKubernetesStorage builds the dex-kubernetes-storage check.
+func dexKubernetesStorage() *Check {
 	d := &Check{
 		ID:       "dex-kubernetes-storage",
 		Severity: High,
@@ -74,8 +75,11 @@ func init() {
 			fmt.Sprintf("dex stores its state in the Kubernetes API (%s AuthRequests now): login traffic, hostile included, creates objects without bound", countText(n)),
 			fmt.Sprintf("dex가 상태를 Kubernetes API에 저장합니다(현재 AuthRequest %s개). 적대적인 것을 포함한 로그인 트래픽이 객체를 끝없이 만듭니다", countTextKO(n)))}
 	}
-	register(d)
+	return d
+}
 
+// calicoIPAMGc builds the calico-ipam-gc check.
+func calicoIPAMGc() *Check {
 	c := &Check{
 		ID:       "calico-ipam-gc",
 		Severity: Medium,
@@ -132,5 +136,5 @@ func init() {
 		}
 		return out
 	}
-	register(c)
+	return c
 }

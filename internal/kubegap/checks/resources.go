@@ -52,7 +52,8 @@ func probeWindow(p *corev1.Probe) int64 {
 	return int64(p.InitialDelaySeconds) + period*failures
 }
 
-func init() {
+// noMemoryLimit builds the no-memory-limit check.
+func noMemoryLimit() *Check {
 	m := &Check{
 		ID:       "no-memory-limit",
 		Severity: Medium,
@@ -89,8 +90,11 @@ func init() {
 		}
 		return out
 	}
-	register(m)
+	return m
+}
 
+// prometheusStartupWindow builds the prometheus-startup-window check.
+func prometheusStartupWindow() *Check {
 	p := &Check{
 		ID:       "prometheus-startup-window",
 		Severity: Medium,
@@ -139,8 +143,11 @@ func init() {
 		}
 		return out
 	}
-	register(p)
+	return p
+}
 
+// jobRetriesUnboundedMemory builds the job-retries-unbounded-memory check.
+func jobRetriesUnboundedMemory() *Check {
 	j := &Check{
 		ID:       "job-retries-unbounded-memory",
 		Severity: Medium,
@@ -193,5 +200,5 @@ func init() {
 		}
 		return out
 	}
-	register(j)
+	return j
 }

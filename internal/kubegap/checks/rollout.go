@@ -11,7 +11,8 @@ import (
 	"github.com/incidentlib/incidentlib/internal/kubegap/inventory"
 )
 
-func init() {
+// serviceSelectorExtraLabel builds the service-selector-extra-label check.
+func serviceSelectorExtraLabel() *Check {
 	s := &Check{
 		ID:       "service-selector-extra-label",
 		Severity: High,
@@ -67,8 +68,11 @@ func init() {
 		}
 		return out
 	}
-	register(s)
+	return s
+}
 
+// noPrestopBehindLB builds the no-prestop-behind-lb check.
+func noPrestopBehindLB() *Check {
 	p := &Check{
 		ID:       "no-prestop-behind-lb",
 		Severity: Medium,
@@ -148,8 +152,11 @@ func init() {
 		}
 		return out
 	}
-	register(p)
+	return p
+}
 
+// noDisruptionBudget builds the no-disruption-budget check.
+func noDisruptionBudget() *Check {
 	b := &Check{
 		ID:       "no-disruption-budget",
 		Severity: Medium,
@@ -191,8 +198,11 @@ func init() {
 		}
 		return out
 	}
-	register(b)
+	return b
+}
 
+// externalDNSWeightMissing builds the external-dns-weight-missing check.
+func externalDNSWeightMissing() *Check {
 	e := &Check{
 		ID:       "external-dns-weight-missing",
 		Severity: Medium,
@@ -260,7 +270,7 @@ func init() {
 		}
 		return out
 	}
-	register(e)
+	return e
 }
 
 // selectorRequires reports whether w's own selector requires label k=v.

@@ -18,18 +18,19 @@ type hook struct {
 	Rules             []admissionv1.RuleWithOperations
 	FailurePolicy     *admissionv1.FailurePolicyType
 	NamespaceSelector *metav1.LabelSelector
+	Service           *admissionv1.ServiceReference
 }
 
 func hooks(inv *inventory.Inventory) []hook {
 	var out []hook
 	for _, c := range inv.ValidatingWebhooks {
 		for _, w := range c.Webhooks {
-			out = append(out, hook{ref("ValidatingWebhookConfiguration", "", c.Name), w.Name, w.Rules, w.FailurePolicy, w.NamespaceSelector})
+			out = append(out, hook{ref("ValidatingWebhookConfiguration", "", c.Name), w.Name, w.Rules, w.FailurePolicy, w.NamespaceSelector, w.ClientConfig.Service})
 		}
 	}
 	for _, c := range inv.MutatingWebhooks {
 		for _, w := range c.Webhooks {
-			out = append(out, hook{ref("MutatingWebhookConfiguration", "", c.Name), w.Name, w.Rules, w.FailurePolicy, w.NamespaceSelector})
+			out = append(out, hook{ref("MutatingWebhookConfiguration", "", c.Name), w.Name, w.Rules, w.FailurePolicy, w.NamespaceSelector, w.ClientConfig.Service})
 		}
 	}
 	return out
@@ -70,7 +71,8 @@ func selectsNamespace(sel *metav1.LabelSelector, set map[string]string) bool {
 	return selectorMatches(sel, set)
 }
 
-func init() {
+// webhookCoversKubeSystem builds the webhook-covers-kube-system check.
+func webhookCoversKubeSystem() *Check {
 	k := &Check{
 		ID:       "webhook-covers-kube-system",
 		Severity: High,
@@ -130,8 +132,11 @@ func init() {
 		}
 		return out
 	}
-	register(k)
+	return k
+}
 
+// webhookAllResourcesFailClosed builds the webhook-all-resources-fail-closed check.
+func webhookAllResourcesFailClosed() *Check {
 	a := &Check{
 		ID:       "webhook-all-resources-fail-closed",
 		Severity: Medium,
@@ -171,5 +176,5 @@ func init() {
 		}
 		return out
 	}
-	register(a)
+	return a
 }

@@ -1,0 +1,154 @@
+package checks
+
+import (
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/internal/kubegap/inventory"
+)
+
+// imageRef splits an image reference into registry host, tag and whether it
+// is pinned by digest. Docker Hub is the registry of names without a host.
+func imageRef(img string) (registry, tag string, digest bool) {
+	if i := strings.Index(img, "@"); i >= 0 {
+		img, digest = img[:i], true
+	}
+	registry = "docker.io"
+	if i := strings.Index(img, "/"); i >= 0 {
+		if first := img[:i]; strings.ContainsAny(first, ".:") || first == "localhost" {
+			registry = first
+		}
+	}
+	if i := strings.LastIndex(img, ":"); i > strings.LastIndex(img, "/") {
+		tag = img[i+1:]
+	}
+	switch registry {
+	case "index.docker.io", "registry-1.docker.io", "registry.hub.docker.com":
+		registry = "docker.io"
+	}
+	return registry, tag, digest
+}
+
+// pullPolicy is the policy the API server gives a container: its own, or
+// Always for :latest and untagged images, else IfNotPresent.
+func pullPolicy(c *corev1.Container) corev1.PullPolicy {
+	if c.ImagePullPolicy != "" {
+		return c.ImagePullPolicy
+	}
+	_, tag, digest := imageRef(c.Image)
+	if !digest && (tag == "" || tag == "latest") {
+		return corev1.PullAlways
+	}
+	return corev1.PullIfNotPresent
+}
+
+// publicRegistries are the shared public registries the cited cases saw
+// rate-limit or fail.
+var publicRegistries = map[string]bool{"docker.io": true, "quay.io": true}
+
+func allContainers(t *corev1.PodTemplateSpec) []*corev1.Container {
+	var out []*corev1.Container
+	for i := range t.Spec.InitContainers {
+		out = append(out, &t.Spec.InitContainers[i])
+	}
+	for i := range t.Spec.Containers {
+		out = append(out, &t.Spec.Containers[i])
+	}
+	return out
+}
+
+var allWorkloads = []inventory.Kind{inventory.Deployment, inventory.StatefulSet, inventory.DaemonSet, inventory.Job, inventory.CronJob}
+
+func imagePullAlwaysPublic() *Check {
+	c := &Check{
+		ID:       "image-pull-always-public-registry",
+		Severity: Medium,
+		Title: incidentlib.Text{
+			EN: "Every start pulls the image again from a public registry (imagePullPolicy Always)",
+			KO: "시작할 때마다 공개 레지스트리에서 이미지를 다시 받음(imagePullPolicy Always)",
+		},
+		Remediation: incidentlib.Text{
+			EN: "Pin images by version tag or digest and let the pull policy default to IfNotPresent; serve them from a registry you run or a pull-through cache (a mirror of Docker Hub and quay.io) with enough rate-limit headroom for a mass restart; and watch failed pulls and the registry's rate-limit warnings.",
+			KO: "이미지를 버전 태그나 다이제스트로 고정하고 pull policy가 기본값 IfNotPresent가 되게 하세요. 직접 운영하는 레지스트리나 풀스루 캐시(Docker Hub와 quay.io 미러)에서 받게 하되, 한꺼번에 재시작해도 속도 제한에 걸리지 않을 여유를 두세요. 이미지 받기 실패와 레지스트리의 속도 제한 경고를 감시하세요.",
+		},
+		LooksAt: incidentlib.Text{
+			EN: "The containers (init containers included) of every workload: images from Docker Hub (names without a registry host included) or quay.io whose pull policy is Always, set explicitly or implied by a :latest or missing tag. Each such container pulls from the public registry every time it starts, so restarts under load run into the registry's rate limits, and a registry outage keeps crashed pods and pods on new nodes from starting at all.",
+			KO: "모든 워크로드의 컨테이너(init 컨테이너 포함)를 봅니다. Docker Hub(레지스트리 호스트가 없는 이름 포함)나 quay.io의 이미지 가운데 pull policy가 Always인 것(명시했거나 :latest 또는 태그 없음으로 암묵적으로 정해진 것)을 보고합니다. 이런 컨테이너는 시작할 때마다 공개 레지스트리에서 이미지를 받으므로, 부하 중 재시작은 레지스트리 속도 제한에 걸리고, 레지스트리가 멈추면 죽은 파드와 새 노드의 파드가 아예 뜨지 못합니다.",
+		},
+		CannotSee: incidentlib.Text{
+			EN: "Registry mirrors configured in the container runtime of the nodes (containerd's registry hosts), images already cached on nodes, image pull secrets that raise the rate limit, and other public registries.",
+			KO: "노드의 컨테이너 런타임에 설정된 레지스트리 미러(containerd 레지스트리 호스트 설정), 노드에 이미 캐시된 이미지, 속도 제한을 높여 주는 이미지 풀 시크릿, 그 밖의 공개 레지스트리는 보지 못합니다.",
+		},
+		Kinds: allWorkloads,
+		Cases: []string{"IL-0744", "IL-0562", "IL-0858"},
+	}
+	c.Run = func(inv *inventory.Inventory) []Finding {
+		var out []Finding
+		for _, w := range workloads(inv) {
+			var hits []string
+			for _, ctr := range allContainers(w.Template) {
+				reg, _, _ := imageRef(ctr.Image)
+				if publicRegistries[reg] && pullPolicy(ctr) == corev1.PullAlways {
+					hits = append(hits, fmt.Sprintf("%s (%s)", ctr.Name, ctr.Image))
+				}
+			}
+			if len(hits) == 0 {
+				continue
+			}
+			l := strings.Join(hits, ", ")
+			out = append(out, c.finding(0, w.Ref,
+				fmt.Sprintf("container %s pulls from a public registry at every start (pull policy Always): restarts under load hit its rate limits, and its outages stop pods from starting", l),
+				fmt.Sprintf("컨테이너 %s는 시작할 때마다 공개 레지스트리에서 이미지를 받습니다(pull policy Always). 부하 중 재시작은 속도 제한에 걸리고, 레지스트리가 멈추면 파드가 뜨지 못합니다", l)))
+		}
+		return out
+	}
+	return c
+}
+
+func imageMutableTag() *Check {
+	c := &Check{
+		ID:       "image-mutable-tag",
+		Severity: Low,
+		Title: incidentlib.Text{
+			EN: "Image named by :latest or no tag at all",
+			KO: "이미지를 :latest 태그로 지정하거나 태그 없이 지정함",
+		},
+		Remediation: incidentlib.Text{
+			EN: "Name every image by a version tag, better by its digest (image@sha256:…), and move to a new image by changing the manifest, so that every pod runs the image you reviewed and a rollback brings the old one back.",
+			KO: "모든 이미지를 버전 태그로, 가능하면 다이제스트(image@sha256:…)로 지정하고, 새 이미지로 옮길 때는 매니페스트를 바꾸세요. 그래야 모든 파드가 검토한 이미지를 돌리고, 롤백하면 예전 이미지가 돌아옵니다.",
+		},
+		LooksAt: incidentlib.Text{
+			EN: "The images of every workload's containers (init containers included). An image with the tag latest, or without a tag (which means latest), and no digest is reported: the name points at whatever was pushed last, so a pull on one node, or a restart, silently replaces what every new container starts from, and pods of the same workload can run different code.",
+			KO: "모든 워크로드 컨테이너(init 컨테이너 포함)의 이미지를 봅니다. 다이제스트 없이 latest 태그이거나 태그가 없는(곧 latest인) 이미지를 보고합니다. 그 이름은 마지막으로 올린 이미지를 가리키므로, 한 노드에서의 pull이나 재시작이 새로 뜨는 모든 컨테이너의 바탕을 말없이 바꾸고, 같은 워크로드의 파드들이 서로 다른 코드를 돌릴 수 있습니다.",
+		},
+		CannotSee: incidentlib.Text{
+			EN: "Other tags that are moved on purpose (stable, a major version), and admission policies or controllers that resolve tags to digests at creation.",
+			KO: "일부러 옮겨 다는 다른 태그(stable, 메이저 버전), 생성할 때 태그를 다이제스트로 바꿔 주는 어드미션 정책이나 컨트롤러는 보지 못합니다.",
+		},
+		Kinds: allWorkloads,
+		Cases: []string{"IL-0565"},
+	}
+	c.Run = func(inv *inventory.Inventory) []Finding {
+		var out []Finding
+		for _, w := range workloads(inv) {
+			var hits []string
+			for _, ctr := range allContainers(w.Template) {
+				if _, tag, digest := imageRef(ctr.Image); !digest && (tag == "" || tag == "latest") {
+					hits = append(hits, fmt.Sprintf("%s (%s)", ctr.Name, ctr.Image))
+				}
+			}
+			if len(hits) == 0 {
+				continue
+			}
+			l := strings.Join(hits, ", ")
+			out = append(out, c.finding(0, w.Ref,
+				fmt.Sprintf("container %s names its image by a moving tag: the next pull can change what every new pod runs", l),
+				fmt.Sprintf("컨테이너 %s가 이미지를 움직이는 태그로 지정합니다. 다음 pull이 새로 뜨는 모든 파드가 돌릴 것을 바꿀 수 있습니다", l)))
+		}
+		return out
+	}
+	return c
+}
