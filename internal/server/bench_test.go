@@ -1,12 +1,15 @@
 package server_test
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // BenchmarkAPISearch measures one search through the whole handler stack
@@ -50,6 +53,39 @@ func BenchmarkAPISearchJudged(b *testing.B) {
 func BenchmarkMCPSearchJudged(b *testing.B) {
 	ts := newServer(b, nil)
 	h := ts.srv.Handler()
+	var bodies []string
+	for _, u := range judgedURLs(b) {
+		q, _ := url.ParseQuery(strings.TrimPrefix(u, "/api/cases?"))
+		arg, _ := json.Marshal(q.Get("q"))
+		bodies = append(bodies, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search_incidents","arguments":{"query":`+string(arg)+`,"limit":5}}}`)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(bodies[i%len(bodies)]))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("MCP-Protocol-Version", "2025-06-18")
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, req)
+		if w.Code != 200 || !strings.Contains(w.Body.String(), `"result"`) {
+			b.Fatal(w.Code, w.Body.String())
+		}
+	}
+}
+
+// BenchmarkMCPTrivialTool is the MCP ceiling beside BenchmarkMCPSearchJudged:
+// a server on the same SDK and options with one tool that answers "ok",
+// called with the same bodies.
+func BenchmarkMCPTrivialTool(b *testing.B) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "ceiling", Version: "1"}, nil)
+	type in struct {
+		Query string `json:"query"`
+		Limit int    `json:"limit,omitempty"`
+	}
+	mcp.AddTool(srv, &mcp.Tool{Name: "search_incidents", Description: "answers ok"}, func(context.Context, *mcp.CallToolRequest, in) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil, nil
+	})
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{Stateless: true, MaxRequestBodyBytes: 1 << 20})
 	var bodies []string
 	for _, u := range judgedURLs(b) {
 		q, _ := url.ParseQuery(strings.TrimPrefix(u, "/api/cases?"))
