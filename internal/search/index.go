@@ -6,11 +6,11 @@
 // The index is a small purpose-built inverted index (see
 // docs/ARCHITECTURE.md for why it replaced Bleve): postings per field and
 // term with BM25 scoring, one bitset per vocabulary term for filters and
-// facet counts, and Bleve's analysis packages for text analysis.
+// facet counts, and a one-pass text analysis (fastanalysis.go) held by a
+// test to the chain of Bleve analysis parts it replaced.
 package search
 
 import (
-	"fmt"
 	"runtime"
 	"runtime/debug"
 	"sort"
@@ -82,11 +82,7 @@ type Index struct {
 
 // New builds an index over cases.
 func New(v *incidentlib.Vocab, cases []*incidentlib.Case) (*Index, error) {
-	fast, err := newFastAnalyzer()
-	if err != nil {
-		return nil, fmt.Errorf("search analyzer: %w", err)
-	}
-	ix := &Index{fast: fast, vocab: v, byID: map[string]uint32{}, termSets: map[string]bitset{}, orgByName: map[string]string{}}
+	ix := &Index{fast: newFastAnalyzer(), vocab: v, byID: map[string]uint32{}, termSets: map[string]bitset{}, orgByName: map[string]string{}}
 	for _, f := range FilterFields {
 		for _, t := range v.Lists[f] {
 			for _, a := range t.Aliases {
