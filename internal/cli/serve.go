@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -129,7 +130,13 @@ file holding it.`,
 				st.Close()
 				return &ExitError{2, err}
 			}
+			// Building the index allocates much short-lived garbage:
+			// collect less often while the server starts, then go back to
+			// the program's setting. (The index leaves the GC alone: the
+			// setting is the process's, not a constructor's.)
+			gc := debug.SetGCPercent(400)
 			srv, err := server.New(ctx, cfg, st, c, log)
+			debug.SetGCPercent(gc)
 			if err != nil {
 				ln.Close()
 				st.Close()

@@ -12,7 +12,6 @@ package search
 
 import (
 	"runtime"
-	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
@@ -95,11 +94,6 @@ func New(v *incidentlib.Vocab, cases []*incidentlib.Case) (*Index, error) {
 	// Longer aliases first, so "x509: certificate has expired" is read
 	// before a shorter one inside it.
 	sort.SliceStable(ix.aliases, func(i, j int) bool { return len(ix.aliases[i].lower) > len(ix.aliases[j].lower) })
-	if len(cases) > 5000 {
-		// A large build allocates much short-lived garbage: collect less
-		// often while it runs.
-		defer debug.SetGCPercent(debug.SetGCPercent(400))
-	}
 	for f := range ix.post {
 		ix.post[f] = map[string]*postings{}
 	}
