@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -214,5 +215,19 @@ func TestFmt(t *testing.T) {
 	after, _ := os.ReadFile(cut)
 	if code != 1 || !strings.Contains(out, "cut short by a YAML comment") || string(before) != string(after) {
 		t.Errorf("fmt on a cut file: exit %d, changed %v\n%s", code, string(before) != string(after), out)
+	}
+}
+
+// TestHelpListsEveryCommand: the command list in cli.go is the one place a
+// command is added; help shows each of them with its summary.
+func TestHelpListsEveryCommand(t *testing.T) {
+	code, out, errs := run(t, "", "--help")
+	if code != 0 {
+		t.Fatalf("--help: exit %d %s", code, errs)
+	}
+	for _, name := range []string{"validate", "fmt", "search", "similar", "topic", "show", "stats", "export", "import", "serve"} {
+		if !regexp.MustCompile(`(?m)^  ` + name + ` +\S`).MatchString(out) {
+			t.Errorf("help does not list %s:\n%s", name, out)
+		}
 	}
 }

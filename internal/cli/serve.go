@@ -23,8 +23,6 @@ import (
 	"github.com/incidentlib/incidentlib/internal/web"
 )
 
-func init() { commands = append(commands, serveCmd) }
-
 // readToken takes the write token from INCIDENTLIB_TOKEN or from the file
 // INCIDENTLIB_TOKEN_FILE names.
 func readToken() (string, error) {

@@ -14,8 +14,6 @@ import (
 	"github.com/incidentlib/incidentlib/internal/view"
 )
 
-func init() { commands = append(commands, showCmd) }
-
 // DefaultBaseURL is the address case URLs are derived from when no base URL
 // is configured.
 const DefaultBaseURL = "http://localhost:8080"
