@@ -17,8 +17,8 @@ command -v chromium >/dev/null 2>&1 || need_pkgs+=(chromium)
 if [ -z "$(fc-list :lang=ko 2>/dev/null)" ]; then need_pkgs+=(fonts-noto-cjk); fi  # no "| grep -q": SIGPIPE under pipefail
 if [ ${#need_pkgs[@]} -gt 0 ]; then
   echo "== web: apt-get install ${need_pkgs[*]}"
-  as_root apt-get update -qq
-  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_pkgs[@]}"
+  as_root apt-get -o DPkg::Lock::Timeout=600 update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq "${need_pkgs[@]}"
 fi
 echo "== web: $(chromium --version 2>/dev/null || echo 'chromium: version unknown')"
 

@@ -74,8 +74,14 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	return root
 }
 
-// commands lists the constructors of the subcommands; each file adds its own.
-var commands []func(*env) *cobra.Command
+// commands are the constructors of the subcommands: a new command is added
+// here, once (help lists them by name).
+var commands = []func(*env) *cobra.Command{
+	validateCmd, fmtCmd,
+	searchCmd, similarCmd, topicCmd, showCmd, statsCmd,
+	exportCmd, importCmd,
+	serveCmd,
+}
 
 // corpusSource says where a corpus is read from.
 type corpusSource struct {

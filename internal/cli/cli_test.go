@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -137,8 +138,11 @@ func TestExportImportExport(t *testing.T) {
 			if first != second {
 				t.Fatalf("export → import → export changed the output")
 			}
-			_, csv1, _ := run(t, "", "export", "--format", "csv", "--dir", "../..")
-			_, csv2, _ := run(t, "", "export", "--format", "csv", "--dir", dir)
+			code1, csv1, errs1 := run(t, "", "export", "--format", "csv", "--dir", "../..")
+			code2, csv2, errs2 := run(t, "", "export", "--format", "csv", "--dir", dir)
+			if code1 != 0 || code2 != 0 {
+				t.Fatalf("csv export: exit %d %s, then %d %s", code1, errs1, code2, errs2)
+			}
 			if csv1 != csv2 || strings.Count(csv1, "\n") < 2 {
 				t.Fatalf("csv differs or is empty")
 			}
@@ -148,12 +152,18 @@ func TestExportImportExport(t *testing.T) {
 
 func TestImportRefusesBadCases(t *testing.T) {
 	dir := copyCorpus(t, "../..")
-	_, good, _ := run(t, "", "export", "--format", "jsonl", "--dir", filepath.Join(fixtures, "valid"))
+	code, good, errs := run(t, "", "export", "--format", "jsonl", "--dir", filepath.Join(fixtures, "valid"))
+	if code != 0 {
+		t.Fatalf("export of the valid fixtures: exit %d %s", code, errs)
+	}
 	lines := strings.Split(strings.TrimSpace(good), "\n")
+	if len(lines) < 2 || !strings.Contains(lines[1], `"root_cause":"capacity-limit"`) {
+		t.Fatalf("the valid fixtures no longer give a second case with root_cause capacity-limit:\n%s", good)
+	}
 	bad := strings.Replace(lines[1], `"root_cause":"capacity-limit"`, `"root_cause":"gremlins"`, 1)
 	input := lines[0] + "\n" + bad + "\n" + `{"id":"IL-9005","colour":"blue"}` + "\n"
 	// Empty input is refused with exit 1 and nothing written.
-	if code, out, _ := run(t, "", "import", "-", "--dir", dir); code != 1 || !strings.Contains(out, "empty") {
+	if code, out, _ := run(t, "", "import", "-", "--dir", dir); code != 1 || !strings.Contains(out, "the input is empty") {
 		t.Errorf("import of empty input: exit %d\n%s", code, out)
 	}
 	code, out, _ := run(t, input, "import", "-", "--dir", dir)
@@ -167,9 +177,6 @@ func TestImportRefusesBadCases(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(filepath.Join(dir, "cases")); len(entries) != 0 {
 		t.Errorf("import wrote %d files despite problems", len(entries))
-	}
-	if code, out, _ := run(t, "", "import", "-", "--dir", dir); code != 1 || !strings.Contains(out, "the input is empty") {
-		t.Errorf("empty input: %d %s", code, out)
 	}
 }
 
@@ -208,5 +215,19 @@ func TestFmt(t *testing.T) {
 	after, _ := os.ReadFile(cut)
 	if code != 1 || !strings.Contains(out, "cut short by a YAML comment") || string(before) != string(after) {
 		t.Errorf("fmt on a cut file: exit %d, changed %v\n%s", code, string(before) != string(after), out)
+	}
+}
+
+// TestHelpListsEveryCommand: the command list in cli.go is the one place a
+// command is added; help shows each of them with its summary.
+func TestHelpListsEveryCommand(t *testing.T) {
+	code, out, errs := run(t, "", "--help")
+	if code != 0 {
+		t.Fatalf("--help: exit %d %s", code, errs)
+	}
+	for _, name := range []string{"validate", "fmt", "search", "similar", "topic", "show", "stats", "export", "import", "serve"} {
+		if !regexp.MustCompile(`(?m)^  ` + name + ` +\S`).MatchString(out) {
+			t.Errorf("help does not list %s:\n%s", name, out)
+		}
 	}
 }

@@ -20,8 +20,6 @@ import (
 	"github.com/incidentlib/incidentlib/internal/view"
 )
 
-func init() { commands = append(commands, exportCmd, importCmd) }
-
 // MaxImportSize bounds what import reads, so a wrong file cannot exhaust memory.
 const MaxImportSize = 256 << 20
 

@@ -13,8 +13,6 @@ import (
 	"github.com/incidentlib/incidentlib/internal/corpus"
 )
 
-func init() { commands = append(commands, fmtCmd) }
-
 func fmtCmd(e *env) *cobra.Command {
 	var unwrap, check bool
 	c := &cobra.Command{

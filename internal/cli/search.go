@@ -14,8 +14,6 @@ import (
 	"github.com/incidentlib/incidentlib/internal/view"
 )
 
-func init() { commands = append(commands, searchCmd, similarCmd, topicCmd) }
-
 func (e *env) openIndex() (*search.Index, error) {
 	c, err := e.loadCorpus()
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -14,15 +15,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/internal/checkindex"
 	"github.com/incidentlib/incidentlib/internal/corpus"
-	"github.com/incidentlib/incidentlib/internal/kubegap/checks"
 	"github.com/incidentlib/incidentlib/internal/server"
 	"github.com/incidentlib/incidentlib/internal/store/postgres"
 	"github.com/incidentlib/incidentlib/internal/store/sqlite"
 	"github.com/incidentlib/incidentlib/internal/web"
 )
-
-func init() { commands = append(commands, serveCmd) }
 
 // readToken takes the write token from INCIDENTLIB_TOKEN or from the file
 // INCIDENTLIB_TOKEN_FILE names.
@@ -66,15 +65,21 @@ var openStore = func(ctx context.Context, cfg server.Config) (incidentlib.Store,
 }
 
 // checksFor lists, for a case id, the kubegap checks that cite the case, so
-// that case pages can point readers at the check for their own cluster.
-func checksFor() func(string) []web.CheckRef {
-	byCase := map[string][]web.CheckRef{}
-	for _, c := range checks.All() {
-		for _, id := range c.Cases {
-			byCase[id] = append(byCase[id], web.CheckRef{ID: c.ID, Severity: c.Severity.String(), Title: c.Title})
-		}
+// that case pages can point readers at the check for their own cluster. It
+// reads the index generated from kubegap's registry, so serve links no
+// Kubernetes module.
+func checksFor() (func(string) []web.CheckRef, error) {
+	ix, err := checkindex.BuiltIn()
+	if err != nil {
+		return nil, err
 	}
-	return func(id string) []web.CheckRef { return byCase[id] }
+	return func(id string) []web.CheckRef {
+		var out []web.CheckRef
+		for _, c := range ix.ForCase(id) {
+			out = append(out, web.CheckRef{ID: c.ID, Severity: c.Severity, Title: c.Title})
+		}
+		return out
+	}, nil
 }
 
 func serveCmd(e *env) *cobra.Command {
@@ -118,8 +123,18 @@ file holding it.`,
 			if cfg.BaseURL == "" {
 				cfg.BaseURL = incidentlib.BaseURLFor(ln.Addr().String())
 			}
-			cfg.ChecksFor = checksFor()
+			if cfg.ChecksFor, err = checksFor(); err != nil {
+				ln.Close()
+				st.Close()
+				return &ExitError{2, err}
+			}
+			// Building the index allocates much short-lived garbage:
+			// collect less often while the server starts, then go back to
+			// the program's setting. (The index leaves the GC alone: the
+			// setting is the process's, not a constructor's.)
+			gc := debug.SetGCPercent(400)
 			srv, err := server.New(ctx, cfg, st, c, log)
+			debug.SetGCPercent(gc)
 			if err != nil {
 				ln.Close()
 				st.Close()

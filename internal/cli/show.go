@@ -14,7 +14,6 @@ import (
 	"github.com/incidentlib/incidentlib/internal/view"
 )
 
-func init() { commands = append(commands, showCmd) }
 
 func showCmd(e *env) *cobra.Command {
 	var lang, baseURL string

@@ -9,8 +9,6 @@ import (
 	"github.com/incidentlib/incidentlib/internal/view"
 )
 
-func init() { commands = append(commands, statsCmd) }
-
 func statsCmd(e *env) *cobra.Command {
 	var asJSON bool
 	var lang string

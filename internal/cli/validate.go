@@ -6,8 +6,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { commands = append(commands, validateCmd) }
-
 func validateCmd(e *env) *cobra.Command {
 	return &cobra.Command{
 		Use:   "validate [DIR]",

@@ -3,6 +3,7 @@ package corpus_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -216,8 +217,20 @@ func TestCaseKeysMatchSeed(t *testing.T) {
 		want[l] = true
 	}
 	// When the shared seeds are beside the repository, check the recorded
-	// list against the seed itself.
-	if matches, _ := filepath.Glob("../../../shared/seeds/002_*.txt"); len(matches) == 1 {
+	// list against the seed itself; CI has them and requires the check.
+	t.Run("recorded_keys_are_the_seeds", func(t *testing.T) {
+		dir := os.Getenv("INCIDENTLIB_SEEDS")
+		if dir == "" {
+			dir = "../../../shared/seeds" // ../shared beside the repository
+		}
+		matches, _ := filepath.Glob(filepath.Join(dir, "002_*.txt"))
+		if len(matches) != 1 {
+			msg := fmt.Sprintf("want one seed 002_*.txt in %s, found %d; set INCIDENTLIB_SEEDS to the seeds folder", dir, len(matches))
+			if os.Getenv("INCIDENTLIB_REQUIRE_SEEDS") == "1" {
+				t.Fatal(msg)
+			}
+			t.Skip(msg)
+		}
 		raw, err := os.ReadFile(matches[0])
 		if err != nil {
 			t.Fatal(err)
@@ -231,7 +244,7 @@ func TestCaseKeysMatchSeed(t *testing.T) {
 		if diff := cmp.Diff(sorted(fromSeed), sorted(want)); diff != "" {
 			t.Errorf("testdata/seed002-keys.txt differs from the seed (-seed +recorded):\n%s", diff)
 		}
-	}
+	})
 	// The case format extends the seed with these keys (docs/CASE-FORMAT.md);
 	// every other key is the seed's.
 	for _, k := range extensionKeys {

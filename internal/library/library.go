@@ -76,7 +76,10 @@ type Library struct {
 	vocab *incidentlib.Vocab
 	log   *slog.Logger
 	// writeMu orders writes within this process so that a write's index
-	// update cannot overtake a later one's.
+	// update cannot overtake a later one's. Whatever reads a case to write
+	// it back (MarkReviewed) or to index it (Apply, Reload) holds it from
+	// the read to the index update, so no write lands in between and is
+	// overwritten by the older copy.
 	writeMu sync.Mutex
 }
 
@@ -201,6 +204,11 @@ func (l *Library) Put(ctx context.Context, c *incidentlib.Case) (bool, error) {
 	}
 	l.writeMu.Lock()
 	defer l.writeMu.Unlock()
+	return l.putLocked(ctx, c)
+}
+
+// putLocked stores and indexes a validated case; the caller holds writeMu.
+func (l *Library) putLocked(ctx context.Context, c *incidentlib.Case) (bool, error) {
 	if old := l.ix.Case(c.ID); old != nil && old.Private != c.Private {
 		return false, incidentlib.Errorf(incidentlib.ErrConflict, "case %s exists and is %s; delete it first to change its visibility", c.ID, vis(old.Private))
 	}
@@ -237,23 +245,32 @@ func (l *Library) MarkReviewed(ctx context.Context, id, by string, at time.Time)
 	if by == "" {
 		return nil, incidentlib.Errorf(incidentlib.ErrInvalid, "reviewed_by is required: the name of the person who checked the case against its sources")
 	}
-	cur := l.ix.Case(id)
-	if cur == nil {
-		return nil, incidentlib.Errorf(incidentlib.ErrNotFound, "no case %s", id)
+	l.writeMu.Lock()
+	defer l.writeMu.Unlock()
+	// The store, not the index, is read: it holds what other replicas wrote.
+	c, err := l.store.Case(ctx, id)
+	if err != nil {
+		return nil, err
 	}
-	c := *cur
 	ts := at.UTC().Format(time.RFC3339)
 	c.Review.ReviewedAt, c.Review.ReviewedBy = &ts, &by
 	c.UpdatedAt = ts
-	if _, err := l.Put(ctx, &c); err != nil {
+	c.Normalize()
+	c.URL = ""
+	if err := l.Validate(c); err != nil {
 		return nil, err
 	}
-	return &c, nil
+	if _, err := l.putLocked(ctx, c); err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 // Apply brings the index up to date with a change another process made to
 // the shared store.
 func (l *Library) Apply(ctx context.Context, ch incidentlib.Change) error {
+	l.writeMu.Lock()
+	defer l.writeMu.Unlock()
 	if ch.Deleted {
 		return l.ix.Delete(ch.ID)
 	}
@@ -271,6 +288,8 @@ func (l *Library) Apply(ctx context.Context, ch incidentlib.Change) error {
 // have missed changes: it upserts the cases that differ and drops those the
 // store no longer has. It returns how many cases changed.
 func (l *Library) Reload(ctx context.Context) (int, error) {
+	l.writeMu.Lock()
+	defer l.writeMu.Unlock()
 	cases, err := l.store.Cases(ctx)
 	if err != nil {
 		return 0, err

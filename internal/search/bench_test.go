@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand"
 	"runtime"
+	"runtime/debug"
 	"sort"
 	"syscall"
 	"testing"
@@ -17,7 +18,7 @@ import (
 // synthetic returns n cases made from the real corpus: each a copy of a real
 // case with its own id, date and one made-up word, so that the index has
 // realistic text and term statistics at any size.
-func synthetic(b *testing.B, n int) (*incidentlib.Vocab, []*incidentlib.Case) {
+func synthetic(b testing.TB, n int) (*incidentlib.Vocab, []*incidentlib.Case) {
 	c, err := corpus.LoadEmbedded()
 	if err != nil {
 		b.Fatal(err)
@@ -76,6 +77,11 @@ func BenchmarkBuild(b *testing.B) {
 	for _, s := range sizes {
 		b.Run(s.name, func(b *testing.B) {
 			v, cases := synthetic(b, s.n)
+			if s.n > 5000 {
+				// As serve does while it starts (a large build allocates
+				// much short-lived garbage): collect less often.
+				defer debug.SetGCPercent(debug.SetGCPercent(400))
+			}
 			before := heapMB()
 			var ix *search.Index
 			cpu0 := cpuTime()

@@ -426,7 +426,8 @@ func (ix *Index) containsPhrase(text string, phrase []string) bool {
 	return false
 }
 
-// topK picks the page [offset, offset+limit) of docs by the order less.
+// docHeap holds document numbers with the worst-ranked on top, so that
+// topK can replace it when a better one comes.
 type docHeap struct {
 	docs []uint32
 	less func(a, b uint32) bool // true when a ranks before b
@@ -442,6 +443,9 @@ func (h *docHeap) Pop() any {
 	return x
 }
 
+// topK returns the k documents of docs that rank first by less, in order;
+// the caller cuts the page [offset, offset+limit) from the first
+// offset+limit.
 func topK(docs []uint32, k int, less func(a, b uint32) bool) []uint32 {
 	h := &docHeap{less: less}
 	for _, d := range docs {

@@ -6,34 +6,24 @@ import (
 	"unicode/utf8"
 
 	porterstemmer "github.com/blevesearch/go-porterstemmer"
-
-	"github.com/blevesearch/bleve/v2/analysis"
-	"github.com/blevesearch/bleve/v2/analysis/lang/en"
-	"github.com/blevesearch/bleve/v2/registry"
 )
 
-// termsOf runs the same analysis as the registered analyzer (tokenizer,
-// lower case, identifier parts, Hangul bigrams, possessive, English stop
-// words, Porter stemming) in one pass without building tokens, and calls fn
-// for every term. Indexing and queries use it; snippets and phrase checks,
-// which need positions and offsets, use the analyzer itself. A test holds
-// the two to the same terms on the whole corpus.
+// fastAnalyzer is the text analysis of the index: tokenizer, lower case,
+// identifier parts, Hangul bigrams, English stop words and Porter stemming,
+// in one pass without building tokens. Indexing and queries use each,
+// snippets use spans and phrase checks use sequence. The chain of Bleve
+// analysis parts it replaced is kept in the tests (reference_test.go), and
+// a test holds the two to the same terms, in the same order, on every text
+// of the corpus.
 type fastAnalyzer struct {
-	stop analysis.TokenMap
+	stop map[string]bool
 }
 
 // stemCache remembers the final form of each raw term one worker has seen;
 // a corpus repeats its words, so most terms skip the stemmer.
 type stemCache map[string]string
 
-func newFastAnalyzer() (*fastAnalyzer, error) {
-	cache := registry.NewCache()
-	stop, err := cache.TokenMapNamed(en.StopName)
-	if err != nil {
-		return nil, err
-	}
-	return &fastAnalyzer{stop: stop}, nil
-}
+func newFastAnalyzer() *fastAnalyzer { return &fastAnalyzer{stop: englishStop} }
 
 func (a *fastAnalyzer) emit(term []byte, cache stemCache, fn func(string)) {
 	if len(term) == 0 || a.stop[string(term)] {
@@ -47,7 +37,7 @@ func (a *fastAnalyzer) emit(term []byte, cache stemCache, fn func(string)) {
 	if containsHangul(term) {
 		out = string(term)
 	} else {
-		out = string(analysis.BuildTermFromRunes(porterstemmer.StemWithoutLowerCasing(bytes.Runes(term))))
+		out = string(porterstemmer.StemWithoutLowerCasing(bytes.Runes(term)))
 	}
 	if cache != nil && len(cache) < 1<<20 {
 		cache[string(term)] = out
@@ -258,4 +248,26 @@ func (a *fastAnalyzer) sequence(text string, cache stemCache) []string {
 		a.splitScripts(lower, cache, func(t string) { out = append(out, t) })
 	})
 	return out
+}
+
+// wordRune reports whether r belongs to a word: letters, digits, marks and
+// the underscore.
+func wordRune(r rune) bool {
+	if r >= 0xAC00 && r <= 0xD7A3 { // Hangul syllables, most of the Korean text
+		return true
+	}
+	return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r)
+}
+
+func isHangul(r rune) bool { return unicode.Is(unicode.Hangul, r) }
+
+func containsHangul(b []byte) bool {
+	for len(b) > 0 {
+		r, n := utf8.DecodeRune(b)
+		if isHangul(r) {
+			return true
+		}
+		b = b[n:]
+	}
+	return false
 }

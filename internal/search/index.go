@@ -6,13 +6,12 @@
 // The index is a small purpose-built inverted index (see
 // docs/ARCHITECTURE.md for why it replaced Bleve): postings per field and
 // term with BM25 scoring, one bitset per vocabulary term for filters and
-// facet counts, and Bleve's analysis packages for text analysis.
+// facet counts, and a one-pass text analysis (fastanalysis.go) held by a
+// test to the chain of Bleve analysis parts it replaced.
 package search
 
 import (
-	"fmt"
 	"runtime"
-	"runtime/debug"
 	"sort"
 	"strings"
 	"sync"
@@ -89,11 +88,7 @@ type Index struct {
 
 // New builds an index over cases.
 func New(v *incidentlib.Vocab, cases []*incidentlib.Case) (*Index, error) {
-	fast, err := newFastAnalyzer()
-	if err != nil {
-		return nil, fmt.Errorf("search analyzer: %w", err)
-	}
-	ix := &Index{fast: fast, vocab: v, byID: map[string]uint32{}, termSets: map[string]bitset{}, orgByName: map[string]string{}, termNum: map[string]uint32{}}
+	ix := &Index{fast: newFastAnalyzer(), vocab: v, byID: map[string]uint32{}, termSets: map[string]bitset{}, orgByName: map[string]string{}, termNum: map[string]uint32{}}
 	for _, f := range FilterFields {
 		for _, t := range v.Lists[f] {
 			for _, a := range t.Aliases {
@@ -106,11 +101,6 @@ func New(v *incidentlib.Vocab, cases []*incidentlib.Case) (*Index, error) {
 	// Longer aliases first, so "x509: certificate has expired" is read
 	// before a shorter one inside it.
 	sort.SliceStable(ix.aliases, func(i, j int) bool { return len(ix.aliases[i].lower) > len(ix.aliases[j].lower) })
-	if len(cases) > 5000 {
-		// A large build allocates much short-lived garbage: collect less
-		// often while it runs.
-		defer debug.SetGCPercent(debug.SetGCPercent(400))
-	}
 	for f := range ix.post {
 		ix.post[f] = map[string]*postings{}
 	}

@@ -162,7 +162,9 @@ func (ix *Index) analyze(s string) []string {
 	return out
 }
 
-// validate checks the filters and normalises paging.
+// normalize checks q's sort, filters and years, fills in the defaults of
+// language, sort and paging, and turns org names into slugs. It returns a
+// note for each value it changed; a value it cannot use is an ErrInvalid.
 func (ix *Index) normalize(q *Query) ([]string, error) {
 	var notes []string
 	if q.Lang != "en" {

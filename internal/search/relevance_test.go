@@ -82,7 +82,7 @@ func TestRelevance(t *testing.T) {
 		}
 		return ids
 	})
-	t.Logf("bleve recall@5 = %.3f over %d queries", recall, len(set))
+	t.Logf("index recall@5 = %.3f over %d queries", recall, len(set))
 	for _, m := range misses {
 		t.Logf("miss: %s", m)
 	}

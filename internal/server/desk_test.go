@@ -210,6 +210,7 @@ func TestDesk(t *testing.T) {
 		t.Errorf("a session with a changed expiry opens the desk: %d", r.status)
 	}
 	desk := ts.get(t, "/desk", "Cookie", sess)
+	unrev := unreviewedInCorpus(t)
 	body := string(desk.body)
 	if desk.status != 200 || desk.header.Get("Cache-Control") != "no-store" {
 		t.Fatalf("desk: %d", desk.status)
@@ -221,8 +222,8 @@ func TestDesk(t *testing.T) {
 	if strings.Contains(body, "honeypot text") {
 		t.Error("the honeypot's correction was kept")
 	}
-	if !strings.Contains(body, `action="/desk/cases/IL-0049/review"`) {
-		t.Error("the desk does not list IL-0049 as unreviewed")
+	if !strings.Contains(body, `action="/desk/cases/`+unrev+`/review"`) {
+		t.Errorf("the desk does not list %s as unreviewed", unrev)
 	}
 	dtok := formToken(t, desk)
 	ids := regexp.MustCompile(`action="/desk/corrections/(\d+)"`).FindAllStringSubmatch(body, -1)
@@ -248,14 +249,14 @@ func TestDesk(t *testing.T) {
 		t.Error("the resolved correction and its note are not shown")
 	}
 	// Review through the desk: the API shows it.
-	if r := ts.form(t, "/desk/cases/IL-0049/review", url.Values{"t": {dtok}, "by": {"Kim Editor"}}, "Cookie", sess); r.status != 303 {
+	if r := ts.form(t, "/desk/cases/"+unrev+"/review", url.Values{"t": {dtok}, "by": {"Kim Editor"}}, "Cookie", sess); r.status != 303 {
 		t.Fatalf("review: %d %.300s", r.status, r.body)
 	}
-	c := ts.get(t, "/api/cases/IL-0049").json(t)
+	c := ts.get(t, "/api/cases/"+unrev).json(t)
 	if rv := c["review"].(map[string]any); rv["reviewed_by"] != "Kim Editor" || rv["reviewed_at"] == nil {
 		t.Errorf("the desk's review does not reach the case: %v", rv)
 	}
-	if strings.Contains(string(ts.get(t, "/desk", "Cookie", sess).body), `action="/desk/cases/IL-0049/review"`) {
+	if strings.Contains(string(ts.get(t, "/desk", "Cookie", sess).body), `action="/desk/cases/`+unrev+`/review"`) {
 		t.Error("a reviewed case is still listed as unreviewed")
 	}
 	// Sign out clears the cookie.

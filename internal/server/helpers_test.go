@@ -97,3 +97,37 @@ func (ts *testServer) get(t *testing.T, path string, headers ...string) resp {
 }
 
 func auth() []string { return []string{"Authorization", "Bearer " + testToken} }
+
+// reviewedInCorpus counts the cases of the embedded corpus that a person
+// has reviewed, so that tests assert what the data says.
+func reviewedInCorpus(t testing.TB) int {
+	t.Helper()
+	c, err := corpus.LoadEmbedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, k := range c.Cases {
+		if k.Reviewed() {
+			n++
+		}
+	}
+	return n
+}
+
+// unreviewedInCorpus returns the first case of the embedded corpus that no
+// person has reviewed yet.
+func unreviewedInCorpus(t testing.TB) string {
+	t.Helper()
+	c, err := corpus.LoadEmbedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range c.Cases {
+		if !k.Reviewed() {
+			return k.ID
+		}
+	}
+	t.Skip("every case of the corpus is reviewed")
+	return ""
+}

@@ -90,6 +90,13 @@ func sortedStrings(s []string) []string {
 
 // call builds a fresh CallToolParams for every call: the client writes into
 // the params it is given.
+// text returns m[key] if it is a string holding more than white space; a
+// missing key, null or another type gives "".
+func text(m map[string]any, key string) string {
+	s, _ := m[key].(string)
+	return strings.TrimSpace(s)
+}
+
 func call(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any) (map[string]any, bool) {
 	t.Helper()
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
@@ -162,11 +169,15 @@ func TestMCPTools(t *testing.T) {
 		t.Errorf("vocab: %v", vocab)
 	}
 	sim, _ := call(t, cs, "similar_incidents", map[string]any{"id": "IL-0049", "limit": 3})
-	first := sim["items"].([]any)[0].(map[string]any)
-	if first["reason"] == "" {
+	simItems, _ := sim["items"].([]any)
+	if len(simItems) == 0 {
+		t.Fatalf("similar_incidents found nothing for IL-0049: %v", sim)
+	}
+	first, _ := simItems[0].(map[string]any)
+	if text(first, "reason") == "" {
 		t.Errorf("similar without a reason: %v", first)
 	}
-	if msg, isErr := call(t, cs, "similar_incidents", map[string]any{}); !isErr || msg["error"] == "" {
+	if msg, isErr := call(t, cs, "similar_incidents", map[string]any{}); !isErr || text(msg, "error") == "" {
 		t.Errorf("similar without id or text must fail clearly")
 	}
 	if msg, isErr := call(t, cs, "search_incidents", map[string]any{"query": "x", "lang": "fr"}); !isErr || !strings.Contains(msg["error"].(string), "lang") {
@@ -235,7 +246,7 @@ func TestMCPCompact(t *testing.T) {
 	}
 	full, _ := size("get_incident", map[string]any{"id": "IL-0461"})
 	short, m := size("get_incident", map[string]any{"id": "IL-0461", "view": "summary"})
-	if short*10 > full*6 || m["summary"] == "" || m["root_cause"] != "config-change" || m["lessons"] != nil {
+	if short*10 > full*6 || text(m, "summary") == "" || m["root_cause"] != "config-change" || m["lessons"] != nil {
 		t.Errorf("view=summary: %d bytes of %d; %v", short, full, m["lessons"])
 	}
 	vfull, _ := size("vocab", map[string]any{})

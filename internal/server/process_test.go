@@ -260,14 +260,31 @@ func TestSIGTERMDuringLoad(t *testing.T) {
 			}
 		}(w)
 	}
-	for ok.Load() < 300 {
-		time.Sleep(5 * time.Millisecond)
+	if _, answered := waitFor(t, time.Minute, func() bool { return ok.Load() >= 300 }); !answered {
+		close(stop)
+		wg.Wait()
+		failures.Range(func(k, _ any) bool { t.Errorf("request failed: %v", k); return true })
+		t.Fatalf("only %d requests were answered in a minute, before any SIGTERM", ok.Load())
 	}
 	sigAt.Store(time.Now().UnixNano())
 	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	waitErr := p.cmd.Wait()
+	// Drain (1 s) and the shutdown timeout (20 s) bound the exit.
+	exited := make(chan error, 1)
+	go func() { exited <- p.cmd.Wait() }()
+	var waitErr error
+	select {
+	case waitErr = <-exited:
+	case <-time.After(time.Minute):
+		p.cmd.Process.Kill()
+		<-exited
+		close(stop)
+		wg.Wait()
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		t.Fatalf("serve had not exited a minute after SIGTERM (drain 1 s, --shutdown-timeout 20s):\n%s", p.logs.String())
+	}
 	close(stop)
 	wg.Wait()
 	t.Logf("answered %d, refused after close %d, started after SIGTERM and cut %d, failed %d", ok.Load(), refused.Load(), late.Load(), failed.Load())
@@ -283,17 +300,35 @@ func TestSIGTERMDuringLoad(t *testing.T) {
 	}
 }
 
-// TestServeReadyQuickly starts serve on a fresh database and measures how
-// long until /api/cases/IL-0049 answers. The figure is logged, not
-// asserted: timings are measured by benchmarks and load runs.
-func TestServeReadyQuickly(t *testing.T) {
+// TestServeFirstStart starts serve on a database file that does not exist
+// yet: it creates and seeds it and answers a case of the corpus. The time
+// to the first answer is logged as a figure, never asserted: timings are
+// measured by benchmarks and load runs.
+func TestServeFirstStart(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "fresh.db")
 	t0 := time.Now()
 	p := startServe(t, db)
 	res, err := http.Get("http://" + p.addr + "/api/cases/IL-0049")
-	if err != nil || res.StatusCode != 200 {
-		t.Fatalf("IL-0049: %v %v", err, res)
+	if err != nil {
+		t.Fatal(err)
 	}
+	var c struct{ ID string }
+	err = json.NewDecoder(res.Body).Decode(&c)
 	res.Body.Close()
-	t.Logf("first answer %v after start (fresh database)", time.Since(t0))
+	if res.StatusCode != 200 || err != nil || c.ID != "IL-0049" {
+		t.Fatalf("IL-0049 on first start: %d %v %+v", res.StatusCode, err, c)
+	}
+	took := time.Since(t0)
+	if _, err := os.Stat(db); err != nil {
+		t.Fatalf("serve left no database at %s: %v", db, err)
+	}
+	st, err := sqlite.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if k, err := st.Case(context.Background(), "IL-0049"); err != nil || k.ID != "IL-0049" {
+		t.Errorf("the new database was not seeded with the corpus: %v", err)
+	}
+	t.Logf("first answer %v after start (fresh database)", took)
 }

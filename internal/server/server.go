@@ -48,7 +48,7 @@ type Config struct {
 	MCPJSON     bool // answer MCP calls as application/json instead of SSE
 	ShutdownFor time.Duration
 	// ChecksFor lists the kubegap checks that cite a case, for the case
-	// pages; nil when the checks are not linked in.
+	// pages (serve reads them from internal/checkindex); nil for none.
 	ChecksFor func(caseID string) []web.CheckRef
 	// DrainFor is how long the server keeps serving after SIGTERM, with
 	// /readyz answering 503, before it closes its listener: load balancers
@@ -103,8 +103,9 @@ func NewLogger(cfg Config, w *os.File) (*slog.Logger, error) {
 	return nil, fmt.Errorf("--log-format %q: use text or json", cfg.LogFormat)
 }
 
-// New seeds the store st (opened by the caller) from the corpus, builds the
-// index and wires the faces.
+// New seeds st (opened by the caller) from the corpus c, builds the index
+// from it and wires the faces: JSON API, MCP and web pages. The Server owns
+// st from then on: Close closes it.
 func New(ctx context.Context, cfg Config, st incidentlib.Store, c *corpus.Corpus, log *slog.Logger) (*Server, error) {
 	if cfg.BaseURL == "" {
 		cfg.BaseURL = incidentlib.BaseURLFor(cfg.Addr)

@@ -155,7 +155,8 @@ func (s *Site) casePage(w http.ResponseWriter, r *http.Request, lang string) err
 	})
 }
 
-// checksFor asks the kubegap registry, if wired, for the checks citing id.
+// checksFor asks the kubegap check index (internal/checkindex), if wired,
+// for the checks citing id.
 func (s *Site) checksFor(id string) []CheckRef {
 	if s.checks == nil {
 		return nil

@@ -335,6 +335,8 @@ func TestReviewMark(t *testing.T) {
 	at, by := "2026-02-01T09:00:00Z", "Kim Editor"
 	ix := withExtraCases(t, func(c *incidentlib.Case) {
 		c.Review.ReviewedAt, c.Review.ReviewedBy = &at, &by
+	}, func(c *incidentlib.Case) {
+		c.Review.ReviewedAt, c.Review.ReviewedBy = nil, nil
 	})
 	mux := newMux(t, ix, web.Options{})
 	reviewed := get(t, mux, "/cases/IL-9990")
@@ -344,11 +346,11 @@ func TestReviewMark(t *testing.T) {
 	if !strings.Contains(reviewed.body, "검토: Kim Editor (2026-02-01)") {
 		t.Error("a reviewed case does not say who reviewed it")
 	}
-	unreviewed := get(t, mux, "/cases/IL-0049")
+	unreviewed := get(t, mux, "/cases/IL-9991")
 	if !strings.Contains(unreviewed.body, `class="unreviewed"`) || !strings.Contains(unreviewed.body, "아직 검토하지 않은 사례입니다") {
 		t.Error("an unreviewed case lacks the not-reviewed mark")
 	}
-	if en := get(t, mux, "/en/cases/IL-0049"); !strings.Contains(en.body, "Not yet reviewed") {
+	if en := get(t, mux, "/en/cases/IL-9991"); !strings.Contains(en.body, "Not yet reviewed") {
 		t.Error("the English page lacks the not-reviewed mark")
 	}
 }

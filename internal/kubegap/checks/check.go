@@ -135,7 +135,8 @@ func (c *Check) finding(sev Severity, ref inventory.Ref, en, ko string) Finding 
 	return Finding{Check: c.ID, Severity: sev, Object: ref, Message: incidentlib.Text{EN: en, KO: ko}, Cases: c.Cases}
 }
 
-// Missing returns why c cannot be evaluated on inv, or "" if it can.
+// Missing returns the kinds c reads that inv did not read; c can be
+// evaluated on inv only when there are none.
 func (c *Check) Missing(inv *inventory.Inventory) []inventory.Kind {
 	var out []inventory.Kind
 	for _, k := range c.Kinds {

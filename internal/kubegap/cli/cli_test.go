@@ -290,6 +290,13 @@ func TestDocsUpToDate(t *testing.T) {
 	}
 }
 
+// str returns m[key] if it is a string holding more than white space; a
+// missing key, null or another type gives "".
+func str(m map[string]any, key string) string {
+	s, _ := m[key].(string)
+	return strings.TrimSpace(s)
+}
+
 func TestChecksJSON(t *testing.T) {
 	code, out, _ := run(t, "", "checks", "-o", "json")
 	if code != 0 {
@@ -304,7 +311,9 @@ func TestChecksJSON(t *testing.T) {
 	}
 	for _, c := range cat {
 		title, _ := c["title"].(map[string]any)
-		if c["id"] == "" || c["severity"] == "" || title["en"] == "" || title["ko"] == "" || len(c["kinds"].([]any)) == 0 || len(c["cases"].([]any)) == 0 {
+		kinds, _ := c["kinds"].([]any)
+		cases, _ := c["cases"].([]any)
+		if str(c, "id") == "" || str(c, "severity") == "" || str(title, "en") == "" || str(title, "ko") == "" || len(kinds) == 0 || len(cases) == 0 {
 			t.Errorf("incomplete entry %v", c)
 		}
 	}

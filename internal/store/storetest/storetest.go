@@ -133,8 +133,8 @@ func Run(t *testing.T, open Opener) {
 		if _, err := st.Seed(ctx, cases); err != nil {
 			t.Fatal(err)
 		}
-		// Case 1 is edited through the API, case 2 deleted, case 3 is a
-		// private case that happens to share an id.
+		// Case 1 is edited through the API and case 2 deleted; cases 0
+		// and 3 are left alone, so only they take the newer corpus copy.
 		edited := clone(cases[1])
 		edited.Title.EN = "edited by hand"
 		edited.UpdatedAt = "2026-12-01T00:00:00Z"
@@ -159,8 +159,10 @@ func Run(t *testing.T, open Opener) {
 			// 0 and 3 upgrade; 1 (edited) and 2 (deleted) stay.
 			t.Errorf("seed: %+v", r)
 		}
-		if c, _ := st.Case(ctx, cases[0].ID); c.Title.EN != "newer corpus copy" {
-			t.Errorf("a newer corpus case was not upgraded")
+		for _, i := range []int{0, 3} {
+			if c, err := st.Case(ctx, cases[i].ID); err != nil || c.Title.EN != "newer corpus copy" {
+				t.Errorf("case %d of the sample, a newer corpus case, was not upgraded: %v", i, err)
+			}
 		}
 		if c, _ := st.Case(ctx, cases[1].ID); c.Title.EN != "edited by hand" {
 			t.Errorf("seeding overwrote an edit: %q", c.Title.EN)
