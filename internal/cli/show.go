@@ -14,7 +14,6 @@ import (
 	"github.com/incidentlib/incidentlib/internal/view"
 )
 
-
 func showCmd(e *env) *cobra.Command {
 	var lang, baseURL string
 	var asJSON bool
