@@ -213,6 +213,15 @@ func kindNames(ks []inventory.Kind) []string {
 // at all are reported in the notes. Every kind cs need counts as read: an
 // offline input is taken as the whole truth about the kinds it could hold.
 func ReadFiles(paths []string, stdin io.Reader, cs []*checks.Check) (*inventory.Inventory, []string, error) {
+	return ReadDocs(strings.Join(displayPaths(paths), ", "), func(want manifest.Want, fn func(manifest.Doc) error) error {
+		return manifest.ReadPaths(paths, stdin, want, fn)
+	}, cs)
+}
+
+// ReadDocs is ReadFiles for any source of manifest documents (a rendered
+// chart or kustomization, for instance): read calls fn for each object,
+// located where it came from. input names the input in messages.
+func ReadDocs(input string, read func(manifest.Want, func(manifest.Doc) error) error, cs []*checks.Check) (*inventory.Inventory, []string, error) {
 	need := map[inventory.Kind]bool{}
 	for _, k := range checks.Kinds(cs) {
 		need[k] = true
@@ -233,7 +242,7 @@ func ReadFiles(paths []string, stdin io.Reader, cs []*checks.Check) (*inventory.
 		k, ok := inventory.Lookup(apiVersion, kind)
 		return ok && need[k] && !inventory.Info(k).CountOnly
 	}
-	err := manifest.ReadPaths(paths, stdin, want, func(d manifest.Doc) error {
+	err := read(want, func(d manifest.Doc) error {
 		objects++
 		k, ok := inventory.Lookup(d.APIVersion, d.Kind)
 		if !ok {
@@ -263,7 +272,7 @@ func ReadFiles(paths []string, stdin io.Reader, cs []*checks.Check) (*inventory.
 	if objects == 0 {
 		// A scan that read nothing must never look like a clean one: an
 		// empty folder or a failed "helm template … | kubegap scan -f -".
-		return nil, nil, fmt.Errorf("the input (%s) holds no Kubernetes object; check the paths, and render Helm charts or kustomize overlays first (helm template …, kubectl kustomize …)", strings.Join(displayPaths(paths), ", "))
+		return nil, nil, fmt.Errorf("the input (%s) holds no Kubernetes object; check the paths, and render Helm charts or kustomize overlays first (helm template …, kubectl kustomize …)", input)
 	}
 	var notes []string
 	for key, s := range unknown {

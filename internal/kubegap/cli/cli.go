@@ -124,16 +124,19 @@ type scanFlags struct {
 	concurrency    int
 	requestTimeout time.Duration
 	timeout        time.Duration
+	render         renderFlags
 }
 
 func newScan(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	f := &scanFlags{}
 	cmd := &cobra.Command{
 		Use:   "scan",
-		Short: "Scan a live cluster (kubeconfig) or manifests (-f)",
+		Short: "Scan a live cluster (kubeconfig), manifests (-f), a Helm chart (--chart) or a kustomization (-k)",
 		Example: `  kubegap scan                              # the current kubeconfig context, all namespaces
   kubegap scan --context prod -o json
   kubegap scan -f manifests/ -f extra.yaml
+  kubegap scan --chart ./my-chart --values prod.yaml --set replicas=3 -n web
+  kubegap scan -k overlays/prod
   helm template my-chart | kubegap scan -f - -o markdown
   kubectl get deploy,ds,svc -A -o yaml | kubegap scan -f -`,
 		Args: cobra.NoArgs,
@@ -201,6 +204,7 @@ func newScan(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	fl.IntVar(&f.concurrency, "concurrency", 2, "live: kinds listed at the same time")
 	fl.DurationVar(&f.requestTimeout, "request-timeout", 30*time.Second, "live: timeout of each API request")
 	fl.DurationVar(&f.timeout, "timeout", 5*time.Minute, "live: timeout of the whole scan")
+	addRenderFlags(fl, &f.render)
 	return cmd
 }
 
@@ -214,6 +218,11 @@ func contains(s []string, v string) bool {
 }
 
 func runScan(ctx context.Context, f *scanFlags, cs []*checks.Check, cfg *kubegap.Config, annotationsSet bool, stdin io.Reader, stderr io.Writer) (*kubegap.Result, []string, error) {
+	if f.render.used() {
+		return renderScan(ctx, f, cs, cfg, annotationsSet)
+	} else if err := renderNoFlags(&f.render); err != nil {
+		return nil, nil, err
+	}
 	if len(f.files) > 0 {
 		annotations := true
 		if annotationsSet {

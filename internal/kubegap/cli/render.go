@@ -1,0 +1,104 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/incidentlib/incidentlib/internal/kubegap"
+	"github.com/incidentlib/incidentlib/internal/kubegap/checks"
+	"github.com/incidentlib/incidentlib/internal/kubegap/manifest"
+	"github.com/incidentlib/incidentlib/internal/kubegap/render"
+)
+
+// renderFlags are scan's flags for inputs kubegap renders itself: a Helm
+// chart (--chart) or a kustomization (-k).
+type renderFlags struct {
+	chart       string
+	values      []string
+	set         []string
+	release     string
+	kubeVersion string
+	kustomize   string
+}
+
+func addRenderFlags(fl *pflag.FlagSet, r *renderFlags) {
+	fl.StringVar(&r.chart, "chart", "", "render this Helm chart (a folder or a .tgz) as helm template does, client-side, and scan its objects; -n is the release namespace")
+	fl.StringArrayVar(&r.values, "values", nil, "--chart: a values file (repeatable; later files win)")
+	fl.StringArrayVar(&r.set, "set", nil, "--chart: set a value, as helm --set key=value does (repeatable)")
+	fl.StringVar(&r.release, "release", "", "--chart: release name (default "+render.DefaultRelease+")")
+	fl.StringVar(&r.kubeVersion, "kube-version", "", "--chart: Kubernetes version for .Capabilities (default "+render.DefaultKubeVersion()+")")
+	fl.StringVarP(&r.kustomize, "kustomize", "k", "", "build this kustomization folder (local files only) and scan its objects")
+}
+
+func (r *renderFlags) used() bool { return r.chart != "" || r.kustomize != "" }
+
+// check refuses flags that do not go together.
+func (r *renderFlags) check(f *scanFlags) error {
+	switch {
+	case r.chart != "" && r.kustomize != "":
+		return errors.New("--chart and -k cannot be used together: scan one at a time")
+	case len(f.files) > 0:
+		return errors.New("-f cannot be used with --chart or -k: scan one input at a time")
+	case f.allNamespaces:
+		return errors.New("-A does not apply to --chart or -k")
+	case r.kustomize != "" && (len(r.values) > 0 || len(r.set) > 0 || r.release != "" || r.kubeVersion != ""):
+		return errors.New("--values, --set, --release and --kube-version apply to --chart only")
+	}
+	return nil
+}
+
+// renderNoFlags refuses chart-only flags given without --chart.
+func renderNoFlags(r *renderFlags) error {
+	var given []string
+	for name, set := range map[string]bool{"--values": len(r.values) > 0, "--set": len(r.set) > 0, "--release": r.release != "", "--kube-version": r.kubeVersion != ""} {
+		if set {
+			given = append(given, name)
+		}
+	}
+	if len(given) == 0 {
+		return nil
+	}
+	return fmt.Errorf("%s %s only with --chart", strings.Join(given, ", "), map[bool]string{true: "applies", false: "apply"}[len(given) == 1])
+}
+
+// renderScan renders the chart or builds the kustomization, then reads and
+// checks its objects as a file scan does, each located at its template or
+// source file.
+func renderScan(ctx context.Context, f *scanFlags, cs []*checks.Check, cfg *kubegap.Config, annotationsSet bool) (*kubegap.Result, []string, error) {
+	r := &f.render
+	if err := r.check(f); err != nil {
+		return nil, nil, err
+	}
+	var docs []render.Doc
+	var input string
+	var err error
+	if r.chart != "" {
+		input = "chart " + r.chart
+		docs, err = render.Chart(ctx, render.ChartOptions{Chart: r.chart, ValuesFiles: r.values, Set: r.set,
+			Release: r.release, Namespace: f.namespace, KubeVersion: r.kubeVersion})
+	} else {
+		input = "kustomization " + r.kustomize
+		docs, err = render.Kustomize(r.kustomize)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(docs) == 0 {
+		return nil, nil, fmt.Errorf("the %s rendered no Kubernetes object: check its values and conditions", input)
+	}
+	inv, notes, err := kubegap.ReadDocs(input, func(want manifest.Want, fn func(manifest.Doc) error) error {
+		return render.Read(docs, want, fn)
+	}, cs)
+	if err != nil {
+		return nil, nil, err
+	}
+	annotations := true
+	if annotationsSet {
+		annotations = f.annotations
+	}
+	return kubegap.Evaluate(inv, cs, cfg, annotations), notes, nil
+}
