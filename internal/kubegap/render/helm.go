@@ -224,6 +224,11 @@ func userValues(files, sets []string) (map[string]any, error) {
 		if err := strvals.ParseInto(s, base); err != nil {
 			return nil, fmt.Errorf("--set %q: %w (want key=value, for example --set image.tag=1.2)", s, err)
 		}
+		// Helm's parser takes some malformed keys ("=v", "a[=v") and sets
+		// nothing: say so rather than render as if the flag were not given.
+		if alone, err := strvals.Parse(s); err == nil && len(alone) == 0 {
+			return nil, fmt.Errorf("--set %q sets no value: want key=value (for example --set image.tag=1.2)", s)
+		}
 	}
 	return base, nil
 }
