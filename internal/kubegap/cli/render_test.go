@@ -27,7 +27,7 @@ func TestScanChartAndKustomize(t *testing.T) {
 		{"template error", []string{"scan", "--chart", renderData + "/charts/broken"}, 2, nil, "broken/templates/configmap.yaml:6:18"},
 		{"missing dependency", []string{"scan", "--chart", renderData + "/charts/nodeps"}, 2, nil, "depends on redis, which is not in charts/"},
 		{"remote base", []string{"scan", "-k", renderData + "/kustomize/remote"}, 2, nil, "is a remote base, which kubegap does not fetch"},
-		{"renders nothing", []string{"scan", "--chart", renderData + "/charts/nodeps/..", "--checks", "no-memory-limit"}, 2, nil, "no Chart.yaml"},
+		{"folder of charts", []string{"scan", "--chart", renderData + "/charts/nodeps/..", "--checks", "no-memory-limit"}, 2, nil, "no Chart.yaml"},
 		{"chart and -k", []string{"scan", "--chart", renderData + "/charts/web", "-k", renderData + "/kustomize/prod"}, 2, nil, "--chart and -k cannot be used together"},
 		{"chart and -f", []string{"scan", "--chart", renderData + "/charts/web", "-f", "x.yaml"}, 2, nil, "-f cannot be used with --chart or -k"},
 		{"set without chart", []string{"scan", "-f", renderData + "/kustomize/base", "--set", "a=b"}, 2, nil, "--set applies only with --chart"},
