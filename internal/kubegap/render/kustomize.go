@@ -180,7 +180,8 @@ func refuseRemote(dir string, seen map[string]bool) error {
 	}
 	var refs []string
 	refs = append(refs, k.Resources...)
-	refs = append(refs, k.Bases...) //nolint:staticcheck // still read by kustomize
+	//lint:ignore SA1019 kustomize still reads bases, so a remote one must be refused too
+	refs = append(refs, k.Bases...)
 	refs = append(refs, k.Components...)
 	refs = append(refs, k.Generators...)
 	refs = append(refs, k.Transformers...)

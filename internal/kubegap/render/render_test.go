@@ -226,7 +226,13 @@ func TestKustomize(t *testing.T) {
 }
 
 func TestKustomizeErrors(t *testing.T) {
+	// A remote base under the deprecated bases: field is refused too.
+	bases := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bases, "kustomization.yaml"), []byte("bases:\n  - https://example.com/deploy/all.yaml\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct{ name, dir, want string }{
+		{"remote bases", bases, `"https://example.com/deploy/all.yaml" is a remote base`},
 		{"missing patch", filepath.Join(kust, "bad"), "missing-patch.yaml: no such file or directory"},
 		{"remote base", filepath.Join(kust, "remote"), `"github.com/example/deploy//overlays/prod?ref=v1.2.0" is a remote base, which kubegap does not fetch`},
 		{"not a kustomization", filepath.Join(charts, "web"), "no kustomization.yaml in this folder"},
