@@ -122,6 +122,22 @@ func TestChartValuesSetRelease(t *testing.T) {
 		t.Errorf("rendered objects (-want +got):\n%s", diff)
 	}
 
+	// Of two values files, the later one wins.
+	more := filepath.Join(t.TempDir(), "more.yaml")
+	if err := os.WriteFile(more, []byte("replicas: 7\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	docs, err = render.Chart(context.Background(), render.ChartOptions{Chart: filepath.Join(charts, "web"),
+		ValuesFiles: []string{filepath.Join(charts, "prod-values.yaml"), more}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range summarise(t, docs) {
+		if o.Kind == "Deployment" && (o.Replicas != 7 || o.MemoryLimit != "") {
+			t.Errorf("two values files: %+v, want 7 replicas and no memory limit", o)
+		}
+	}
+
 	// The subchart's condition turns it off.
 	docs, err = render.Chart(context.Background(), render.ChartOptions{Chart: filepath.Join(charts, "web"), Set: []string{"cache.enabled=false"}})
 	if err != nil {
@@ -327,7 +343,7 @@ func TestKustomizeKeepsAskedOrigins(t *testing.T) {
 	dir := t.TempDir()
 	for name, body := range map[string]string{
 		"kustomization.yaml": "buildMetadata: [originAnnotations]\nresources: [cm.yaml]\n",
-		"cm.yaml":            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n",
+		"cm.yaml":            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: b\n",
 	} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
 			t.Fatal(err)
@@ -337,7 +353,11 @@ func TestKustomizeKeepsAskedOrigins(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []obj{{Kind: "ConfigMap", Name: "a", File: filepath.Join(dir, "cm.yaml"), Line: 1, Annotations: []string{"config.kubernetes.io/origin"}}}
+	// Two objects of one kind in a file: each gets its own line.
+	want := []obj{
+		{Kind: "ConfigMap", Name: "a", File: filepath.Join(dir, "cm.yaml"), Line: 1, Annotations: []string{"config.kubernetes.io/origin"}},
+		{Kind: "ConfigMap", Name: "b", File: filepath.Join(dir, "cm.yaml"), Line: 6, Annotations: []string{"config.kubernetes.io/origin"}},
+	}
 	if diff := cmp.Diff(want, summarise(t, docs)); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
