@@ -74,6 +74,11 @@ type ReadOptions struct {
 type Stream struct {
 	Name string
 	R    io.Reader
+	// FixedLine places every object of the stream at Line of Name (0: no
+	// line), as for a rendered template, whose output lines are not its
+	// own; otherwise objects are at their lines in the stream.
+	FixedLine bool
+	Line      int
 }
 
 // ReadFiles is ReadInput with the defaults that stops at the first
@@ -217,7 +222,14 @@ func ReadInput(paths []string, stdin io.Reader, cs []*checks.Check, o ReadOption
 	err := r.ReadPaths(paths, read)
 	for _, st := range o.Streams {
 		if err == nil {
-			err = r.ReadStream(st.Name, st.R, read)
+			fn := read
+			if st.FixedLine {
+				fn = func(d manifest.Doc) error {
+					d.Line = st.Line
+					return read(d)
+				}
+			}
+			err = r.ReadStream(st.Name, st.R, fn)
 		}
 	}
 	if err != nil {

@@ -127,16 +127,19 @@ type scanFlags struct {
 	timeout        time.Duration
 	strict         bool
 	kubeVersion    string
+	render         renderFlags
 }
 
 func newScan(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	f := &scanFlags{}
 	cmd := &cobra.Command{
 		Use:   "scan",
-		Short: "Scan a live cluster (kubeconfig) or manifests (-f)",
+		Short: "Scan a live cluster (kubeconfig), manifests (-f), a Helm chart (--chart) or a kustomization (-k)",
 		Example: `  kubegap scan                              # the current kubeconfig context, all namespaces
   kubegap scan --context prod -o json
   kubegap scan -f manifests/ -f extra.yaml
+  kubegap scan --chart ./my-chart --values prod.yaml --set replicas=3 -n web
+  kubegap scan -k overlays/prod
   helm template my-chart | kubegap scan -f - -o markdown
   kubectl get deploy,ds,svc -A -o yaml | kubegap scan -f -`,
 		Args: cobra.NoArgs,
@@ -223,6 +226,7 @@ func newScan(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	fl.DurationVar(&f.timeout, "timeout", 5*time.Minute, "live: timeout of the whole scan")
 	fl.BoolVar(&f.strict, "strict", false, "files: exit 2 when any part of the input could not be read (the report still lists everything)")
 	fl.StringVar(&f.kubeVersion, "kube-version", manifest.NewestKube.String(), "files: the Kubernetes release to read for; objects in API versions it no longer serves are problems")
+	addRenderFlags(fl, &f.render)
 	return cmd
 }
 
@@ -243,6 +247,11 @@ func pluralS(n int, one, many string) string {
 }
 
 func runScan(ctx context.Context, f *scanFlags, cs []*checks.Check, cfg *kubegap.Config, annotationsSet, namespaceSet bool, stdin io.Reader, stderr io.Writer) (*kubegap.Result, error) {
+	if f.render.used() {
+		return renderScan(ctx, f, cs, cfg, annotationsSet, namespaceSet)
+	} else if err := renderNoFlags(&f.render); err != nil {
+		return nil, err
+	}
 	if len(f.files) > 0 {
 		annotations := true
 		if annotationsSet {
