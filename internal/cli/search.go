@@ -94,7 +94,11 @@ any of them), different filters are ANDed.`,
 			if p.Kind == search.KindInt && p.Max > 0 {
 				usage = fmt.Sprintf("%s (%d to %d)", usage, p.Min, p.Max)
 			}
-			f.Var(lastValue{v}, p.Flag, usage)
+			typ := "string"
+			if p.Kind == search.KindInt {
+				typ = "int"
+			}
+			f.Var(lastValue{v, typ}, p.Flag, usage)
 			if p.Default != "" {
 				f.Lookup(p.Flag).DefValue = p.Default
 			}
@@ -105,7 +109,10 @@ any of them), different filters are ANDed.`,
 
 // lastValue is a flag that keeps the last value given, as a one-element
 // list: the form the search parameter parser reads.
-type lastValue struct{ v *[]string }
+type lastValue struct {
+	v   *[]string
+	typ string // what --help names the value
+}
 
 func (l lastValue) String() string {
 	if l.v == nil || len(*l.v) == 0 {
@@ -114,7 +121,7 @@ func (l lastValue) String() string {
 	return (*l.v)[0]
 }
 func (l lastValue) Set(s string) error { *l.v = []string{s}; return nil }
-func (l lastValue) Type() string       { return "string" }
+func (l lastValue) Type() string       { return l.typ }
 
 func printResults(w io.Writer, ix *search.Index, res *search.Result, lang string) {
 	for _, n := range res.Notes {
