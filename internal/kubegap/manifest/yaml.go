@@ -58,7 +58,10 @@ func readYAML(name string, r *bufio.Reader, want Want, fn func(Doc) error) (err 
 			}
 		}
 		if rerr == io.EOF {
-			return y.endDoc()
+			if err := y.endDoc(); err != nil {
+				return err
+			}
+			return y.drain(true)
 		}
 		if rerr != nil {
 			return &Error{File: name, Line: y.line, Msg: rerr.Error()}
@@ -87,6 +90,7 @@ type yamlStream struct {
 type itemJob struct {
 	text  []byte
 	start int
+	item  bool // a List item (else a whole document)
 	out   chan itemResult
 }
 
@@ -107,7 +111,11 @@ func (y *yamlStream) startParsers() {
 	for i := 0; i < parsers; i++ {
 		go func() {
 			for j := range jobs {
-				j.out <- parseItem(name, j.text, j.start, want)
+				if j.item {
+					j.out <- parseItem(name, j.text, j.start, want)
+				} else {
+					j.out <- parseDoc(name, j.text, j.start, want)
+				}
 			}
 		}()
 	}
@@ -136,6 +144,21 @@ func parseItem(name string, text []byte, start int, want Want) (res itemResult) 
 		me.Msg = "list item must be an object, found " + strings.TrimPrefix(me.Msg, "expected an object (a YAML mapping), found ")
 	}
 	res.err = err
+	return res
+}
+
+// parseDoc parses one document that is not a streamed List; safe to call
+// concurrently.
+func parseDoc(name string, text []byte, start int, want Want) (res itemResult) {
+	defer func() {
+		if p := recover(); p != nil {
+			res = itemResult{err: &Error{File: name, Line: start, Msg: fmt.Sprintf("invalid YAML: %v", p)}}
+		}
+	}()
+	res.err = decodeDocs(name, text, start-1, false, want, func(d Doc) error {
+		res.docs = append(res.docs, d)
+		return nil
+	})
 	return res
 }
 
@@ -231,6 +254,20 @@ func (y *yamlStream) addLine(raw []byte) error {
 	return nil
 }
 
+// plainStart says that a document's text does not put its node on the
+// "---" line ("--- |" would make the lines below one string).
+func plainStart(text []byte) bool {
+	if !bytes.HasPrefix(text, []byte("---")) {
+		return true
+	}
+	l := text[3:]
+	if i := bytes.IndexByte(l, '\n'); i >= 0 {
+		l = l[:i]
+	}
+	l = bytes.TrimSpace(l)
+	return len(l) == 0 || l[0] == '#'
+}
+
 func isItemsKey(l []byte) bool {
 	if !bytes.HasPrefix(l, []byte("items:")) {
 		return false
@@ -247,27 +284,34 @@ func (y *yamlStream) endItem() error {
 	start := y.itemLine
 	y.item.Reset()
 	y.itemLine = 0
+	return y.submit(text, start, true)
+}
+
+// submit queues the text of a List item or of a document: one whose kind
+// no check wants comes out unparsed, every other one is parsed on the
+// parsers; all come out in order.
+func (y *yamlStream) submit(text []byte, start int, item bool) error {
 	out := make(chan itemResult, 1)
-	if h, ok := peekYAMLHeader(text); ok && !y.want(h.APIVersion, h.Kind) {
+	if h, ok := peekYAMLHeader(text); ok && !isList(h.Kind) && (item || plainStart(text)) && !y.want(h.APIVersion, h.Kind) {
 		out <- itemResult{docs: []Doc{{APIVersion: h.APIVersion, Kind: h.Kind, File: y.name, Line: start}}}
 	} else {
 		if y.jobs == nil {
 			y.startParsers()
 		}
-		y.jobs <- itemJob{text: text, start: start, out: out}
+		y.jobs <- itemJob{text: text, start: start, item: item, out: out}
 	}
 	y.pending = append(y.pending, out)
 	return y.drain(false)
 }
 
+// endDoc ends a document. One whose List items were streamed is checked
+// here, after its items; any other goes through submit, like an item, so
+// that a stream of documents costs what a List of the same objects does.
 func (y *yamlStream) endDoc() error {
 	if y.inItems {
 		if err := y.endItem(); err != nil {
 			return err
 		}
-	}
-	if err := y.drain(true); err != nil {
-		return err
 	}
 	defer func() {
 		y.doc.Reset()
@@ -276,7 +320,13 @@ func (y *yamlStream) endDoc() error {
 	if y.doc.Len() == 0 {
 		return nil
 	}
-	return decodeDocs(y.name, y.doc.Bytes(), y.docStart-1, y.streamed, y.want, y.fn)
+	if !y.streamed {
+		return y.submit(bytes.Clone(y.doc.Bytes()), y.docStart, false)
+	}
+	if err := y.drain(true); err != nil {
+		return err
+	}
+	return decodeDocs(y.name, y.doc.Bytes(), y.docStart-1, true, y.want, y.fn)
 }
 
 // dedentItem turns "- a: 1\n  b: 2\n" into "a: 1\nb: 2\n".
