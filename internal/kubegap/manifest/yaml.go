@@ -254,6 +254,26 @@ func (y *yamlStream) addLine(raw []byte) error {
 	return nil
 }
 
+// leadingLines counts the lines before a document's node: blank lines,
+// comments and "---".
+func leadingLines(text []byte) int {
+	n := 0
+	for len(text) > 0 {
+		l := text
+		if i := bytes.IndexByte(text, '\n'); i >= 0 {
+			l, text = text[:i], text[i+1:]
+		} else {
+			text = nil
+		}
+		t := bytes.TrimSpace(l)
+		if len(t) > 0 && t[0] != '#' && !(n == 0 && isDocSeparator(bytes.TrimRight(l, "\r"))) {
+			return n
+		}
+		n++
+	}
+	return n
+}
+
 // plainStart says that a document's text does not put its node on the
 // "---" line ("--- |" would make the lines below one string).
 func plainStart(text []byte) bool {
@@ -293,7 +313,11 @@ func (y *yamlStream) endItem() error {
 func (y *yamlStream) submit(text []byte, start int, item bool) error {
 	out := make(chan itemResult, 1)
 	if h, ok := peekYAMLHeader(text); ok && !isList(h.Kind) && (item || plainStart(text)) && !y.want(h.APIVersion, h.Kind) {
-		out <- itemResult{docs: []Doc{{APIVersion: h.APIVersion, Kind: h.Kind, File: y.name, Line: start}}}
+		line := start
+		if !item {
+			line += leadingLines(text)
+		}
+		out <- itemResult{docs: []Doc{{APIVersion: h.APIVersion, Kind: h.Kind, File: y.name, Line: line}}}
 	} else {
 		if y.jobs == nil {
 			y.startParsers()
