@@ -88,6 +88,8 @@ func FuzzWantDeclines(f *testing.F) {
 		"--- |\nkind: Pod\napiVersion: v1\n",
 		"kind: Pod\napiVersion: v1\nkind: Node\n",
 		"---\napiVersion: \"v1\"\nkind: 'Pod'\n---\n{\"kind\": \"Pod\", \"apiVersion\": \"v1\"}\n",
+		"apiVersion: v1\nitems:\n- kind: Pod#x\n  apiVersion: v1\n-\n  kind: Node\n  apiVersion: v1\nkind: List\n",
+		"---\nkind: Pod\t# c\napiVersion: \"v1\"\r\n",
 	} {
 		f.Add([]byte(s))
 	}

@@ -254,9 +254,10 @@ func (y *yamlStream) addLine(raw []byte) error {
 	return nil
 }
 
-// leadingLines counts the lines before a document's node: blank lines,
-// comments and "---".
-func leadingLines(text []byte) int {
+// leadingLines counts the lines before the node of a document (blank
+// lines, comments and "---") or of a List item ("-" alone on its line, then
+// blank lines and comments): the line a parser gives the object.
+func leadingLines(text []byte, item bool) int {
 	n := 0
 	for len(text) > 0 {
 		l := text
@@ -265,8 +266,11 @@ func leadingLines(text []byte) int {
 		} else {
 			text = nil
 		}
+		if n == 0 && item {
+			l = l[1:] // the dash
+		}
 		t := bytes.TrimSpace(l)
-		if len(t) > 0 && t[0] != '#' && !(n == 0 && isDocSeparator(bytes.TrimRight(l, "\r"))) {
+		if len(t) > 0 && t[0] != '#' && (item || n > 0 || !isDocSeparator(bytes.TrimRight(l, "\r"))) {
 			return n
 		}
 		n++
@@ -300,30 +304,37 @@ func (y *yamlStream) endItem() error {
 	if y.itemLine == 0 {
 		return nil
 	}
-	text := dedentItem(y.item.Bytes())
 	start := y.itemLine
-	y.item.Reset()
 	y.itemLine = 0
-	return y.submit(text, start, true)
+	err := y.submit(y.item.Bytes(), start, true)
+	y.item.Reset()
+	return err
 }
 
-// submit queues the text of a List item or of a document: one whose kind
-// no check wants comes out unparsed, every other one is parsed on the
-// parsers; all come out in order.
+// submit queues a List item (its text as in the List) or a document: one
+// whose kind no check wants comes out unparsed, every other one is parsed
+// on the parsers; all come out in order. text is not kept.
 func (y *yamlStream) submit(text []byte, start int, item bool) error {
-	out := make(chan itemResult, 1)
-	if h, ok := peekYAMLHeader(text); ok && !isList(h.Kind) && (item || plainStart(text)) && !y.want(h.APIVersion, h.Kind) {
-		line := start
-		if !item {
-			line += leadingLines(text)
+	if h, ok := peekYAMLHeader(text, item); ok && !isList(h.Kind) && (item || plainStart(text)) && !y.want(h.APIVersion, h.Kind) {
+		d := Doc{APIVersion: h.APIVersion, Kind: h.Kind, File: y.name, Line: start + leadingLines(text, item)}
+		if len(y.pending) == 0 {
+			return y.fn(d)
 		}
-		out <- itemResult{docs: []Doc{{APIVersion: h.APIVersion, Kind: h.Kind, File: y.name, Line: line}}}
-	} else {
-		if y.jobs == nil {
-			y.startParsers()
-		}
-		y.jobs <- itemJob{text: text, start: start, item: item, out: out}
+		out := make(chan itemResult, 1)
+		out <- itemResult{docs: []Doc{d}}
+		y.pending = append(y.pending, out)
+		return y.drain(false)
 	}
+	if item {
+		text = dedentItem(text)
+	} else {
+		text = bytes.Clone(text)
+	}
+	if y.jobs == nil {
+		y.startParsers()
+	}
+	out := make(chan itemResult, 1)
+	y.jobs <- itemJob{text: text, start: start, item: item, out: out}
 	y.pending = append(y.pending, out)
 	return y.drain(false)
 }
@@ -345,7 +356,7 @@ func (y *yamlStream) endDoc() error {
 		return nil
 	}
 	if !y.streamed {
-		return y.submit(bytes.Clone(y.doc.Bytes()), y.docStart, false)
+		return y.submit(y.doc.Bytes(), y.docStart, false)
 	}
 	if err := y.drain(true); err != nil {
 		return err
@@ -382,12 +393,13 @@ func dedentItem(b []byte) []byte {
 	return out
 }
 
-var yamlKeyRE = regexp.MustCompile(`^(apiVersion|kind):[ \t]*("?)([A-Za-z0-9._/-]+)("?)[ \t]*(#.*)?\r?$`)
-
 // peekYAMLHeader finds apiVersion and kind as plain top-level keys of a
-// document's text. ok is false when they are not written plainly.
-func peekYAMLHeader(text []byte) (h header, ok bool) {
+// document's text, or of a List item's text as it stands in the List (its
+// lines read as dedentItem would make them). ok is false when they are not
+// written plainly.
+func peekYAMLHeader(text []byte, item bool) (h header, ok bool) {
 	var haveAPI, haveKind bool
+	first := item
 	for len(text) > 0 {
 		i := bytes.IndexByte(text, '\n')
 		var l []byte
@@ -396,26 +408,95 @@ func peekYAMLHeader(text []byte) (h header, ok bool) {
 		} else {
 			l, text = text[:i], text[i+1:]
 		}
+		if item {
+			switch {
+			case first:
+				// "- a: 1" reads "a: 1"; "-" alone, nothing.
+				first = false
+				if len(l) >= 2 && l[0] == '-' && l[1] == ' ' {
+					l = l[2:]
+				} else {
+					l = nil
+				}
+			case bytes.HasPrefix(l, []byte("  ")):
+				l = l[2:]
+			case len(l) > 0 && l[0] == ' ':
+				l = l[1:]
+			}
+		}
 		if len(l) == 0 || (l[0] != 'a' && l[0] != 'k') {
 			continue
 		}
-		m := yamlKeyRE.FindSubmatch(l)
-		if m == nil || string(m[2]) != string(m[4]) {
+		key, v, plain := headerLine(l)
+		if key == "" {
 			continue
 		}
-		if string(m[1]) == "kind" {
+		if !plain {
+			return h, false
+		}
+		if key == "kind" {
 			if haveKind {
 				return h, false
 			}
-			h.Kind, haveKind = string(m[3]), true
+			h.Kind, haveKind = v, true
 		} else {
 			if haveAPI {
 				return h, false
 			}
-			h.APIVersion, haveAPI = string(m[3]), true
+			h.APIVersion, haveAPI = v, true
 		}
 	}
 	return h, haveAPI && haveKind
+}
+
+// headerLine reads a top-level line "apiVersion: v" or "kind: v". key is
+// empty when the line is neither; plain is false when the value is not a
+// plain or double-quoted name (then only the YAML library can tell).
+func headerLine(l []byte) (key, value string, plain bool) {
+	switch {
+	case bytes.HasPrefix(l, []byte("apiVersion:")):
+		key, l = "apiVersion", l[len("apiVersion:"):]
+	case bytes.HasPrefix(l, []byte("kind:")):
+		key, l = "kind", l[len("kind:"):]
+	default:
+		return "", "", false
+	}
+	l = bytes.TrimRight(l, "\r")
+	i := 0
+	for i < len(l) && (l[i] == ' ' || l[i] == '\t') {
+		i++
+	}
+	quoted := i < len(l) && l[i] == '"'
+	if quoted {
+		i++
+	}
+	j := i
+	for j < len(l) && isNameByte(l[j]) {
+		j++
+	}
+	if j == i {
+		return key, "", false
+	}
+	v := l[i:j]
+	if quoted {
+		if j >= len(l) || l[j] != '"' {
+			return key, "", false
+		}
+		j++
+	}
+	k := j
+	for j < len(l) && (l[j] == ' ' || l[j] == '\t') {
+		j++
+	}
+	// A comment needs white space before it: "Pod#x" is one value.
+	if j < len(l) && (l[j] != '#' || j == k) {
+		return key, "", false
+	}
+	return key, string(v), true
+}
+
+func isNameByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '/' || c == '-'
 }
 
 // decodeDocs parses text (whose first line is line off+1 of the file) with

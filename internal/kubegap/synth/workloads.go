@@ -13,6 +13,18 @@ import "fmt"
 func Workloads(namespaces, perNamespace int) Generator {
 	return func(emit func(map[string]any) error) error {
 		for n := 0; n < namespaces; n++ {
+			if err := Namespace(n, perNamespace)(emit); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// Namespace is the generator of the n-th namespace of Workloads.
+func Namespace(n, perNamespace int) Generator {
+	return func(emit func(map[string]any) error) error {
+		{
 			ns := fmt.Sprintf("team-%03d", n)
 			for _, o := range []obj{
 				{"apiVersion": "v1", "kind": "Namespace", "metadata": obj{"name": ns, "labels": obj{"team": ns}}},
