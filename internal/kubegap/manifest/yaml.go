@@ -398,7 +398,7 @@ func dedentItem(b []byte) []byte {
 // lines read as dedentItem would make them). ok is false when they are not
 // written plainly.
 func peekYAMLHeader(text []byte, item bool) (h header, ok bool) {
-	var haveAPI, haveKind bool
+	var haveAPI, haveKind, afterHeader bool
 	first := item
 	for len(text) > 0 {
 		i := bytes.IndexByte(text, '\n')
@@ -424,6 +424,17 @@ func peekYAMLHeader(text []byte, item bool) (h header, ok bool) {
 				l = l[1:]
 			}
 		}
+		if afterHeader {
+			// "kind: a" then " b" is the value "a b".
+			t := bytes.TrimSpace(l)
+			if len(t) == 0 {
+				continue
+			}
+			if (l[0] == ' ' || l[0] == '\t') && t[0] != '#' {
+				return h, false
+			}
+			afterHeader = false
+		}
 		if len(l) == 0 || (l[0] != 'a' && l[0] != 'k') {
 			continue
 		}
@@ -434,6 +445,7 @@ func peekYAMLHeader(text []byte, item bool) (h header, ok bool) {
 		if !plain {
 			return h, false
 		}
+		afterHeader = true
 		if key == "kind" {
 			if haveKind {
 				return h, false
@@ -679,7 +691,9 @@ func (w *jsonWriter) write(n *yaml.Node, depth int) error {
 	case yaml.MappingNode:
 		buf.WriteByte('{')
 		first := true
-		seen := map[string]bool{}
+		// Keys already written: a list while the mapping is small, with
+		// no merge keys (what manifests hold), a map otherwise.
+		seen := &keySet{}
 		if err := w.mapping(n, depth, &first, seen); err != nil {
 			return err
 		}
@@ -691,7 +705,7 @@ func (w *jsonWriter) write(n *yaml.Node, depth int) error {
 	return fmt.Errorf("line %d: unexpected YAML node", n.Line)
 }
 
-func (w *jsonWriter) mapping(n *yaml.Node, depth int, first *bool, seen map[string]bool) error {
+func (w *jsonWriter) mapping(n *yaml.Node, depth int, first *bool, seen *keySet) error {
 	buf := w.buf
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
@@ -735,16 +749,14 @@ func (w *jsonWriter) mapping(n *yaml.Node, depth int, first *bool, seen map[stri
 		if k.Kind != yaml.ScalarNode {
 			return fmt.Errorf("line %d: a mapping key must be a plain value, found %s", k.Line, describe(k))
 		}
-		if seen[k.Value] {
+		if !seen.add(k.Value) {
 			continue // first wins, as with merge keys
 		}
-		seen[k.Value] = true
 		if !*first {
 			buf.WriteByte(',')
 		}
 		*first = false
-		kb, _ := json.Marshal(k.Value)
-		buf.Write(kb)
+		writeJSONString(buf, k.Value)
 		buf.WriteByte(':')
 		if err := w.write(v, depth+1); err != nil {
 			return err
@@ -785,7 +797,52 @@ func writeScalar(buf *bytes.Buffer, n *yaml.Node) error {
 		return fmt.Errorf("line %d: number %q cannot be represented in JSON", n.Line, n.Value)
 	}
 	// Strings, timestamps, binary and anything else: the text itself.
-	b, _ := json.Marshal(n.Value)
-	buf.Write(b)
+	writeJSONString(buf, n.Value)
 	return nil
+}
+
+// writeJSONString writes s as a JSON string, as json.Marshal does.
+func writeJSONString(buf *bytes.Buffer, s string) {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			b, _ := json.Marshal(s)
+			buf.Write(b)
+			return
+		}
+	}
+	buf.WriteByte('"')
+	buf.WriteString(s)
+	buf.WriteByte('"')
+}
+
+// keySet is the set of keys of one mapping written so far.
+type keySet struct {
+	list []string
+	m    map[string]bool
+}
+
+// add adds k and says whether it was new.
+func (ks *keySet) add(k string) bool {
+	if ks.m != nil {
+		if ks.m[k] {
+			return false
+		}
+		ks.m[k] = true
+		return true
+	}
+	for _, s := range ks.list {
+		if s == k {
+			return false
+		}
+	}
+	if len(ks.list) < 16 {
+		ks.list = append(ks.list, k)
+		return true
+	}
+	ks.m = make(map[string]bool, 2*len(ks.list))
+	for _, s := range ks.list {
+		ks.m[s] = true
+	}
+	ks.m[k] = true
+	return true
 }
