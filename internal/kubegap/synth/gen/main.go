@@ -26,7 +26,7 @@ func main() {
 	workloads := flag.String("workloads", "", "NAMESPACESxWORKLOADS (e.g. 100x30): workloads only, no nodes or pods")
 	split := flag.String("split", "", "with -workloads: write one file per namespace into this folder")
 	flag.Parse()
-	gen := synth.Cluster(synth.Size{})
+	var gen synth.Generator
 	if *workloads != "" {
 		var ns, per int
 		if n, err := fmt.Sscanf(*workloads, "%dx%d", &ns, &per); n != 2 || err != nil || ns < 1 || per < 1 {
