@@ -58,7 +58,10 @@ func readYAML(name string, r *bufio.Reader, want Want, fn func(Doc) error) (err 
 			}
 		}
 		if rerr == io.EOF {
-			return y.endDoc()
+			if err := y.endDoc(); err != nil {
+				return err
+			}
+			return y.drain(true)
 		}
 		if rerr != nil {
 			return &Error{File: name, Line: y.line, Msg: rerr.Error()}
@@ -87,6 +90,7 @@ type yamlStream struct {
 type itemJob struct {
 	text  []byte
 	start int
+	item  bool // a List item (else a whole document)
 	out   chan itemResult
 }
 
@@ -107,7 +111,11 @@ func (y *yamlStream) startParsers() {
 	for i := 0; i < parsers; i++ {
 		go func() {
 			for j := range jobs {
-				j.out <- parseItem(name, j.text, j.start, want)
+				if j.item {
+					j.out <- parseItem(name, j.text, j.start, want)
+				} else {
+					j.out <- parseDoc(name, j.text, j.start, want)
+				}
 			}
 		}()
 	}
@@ -136,6 +144,21 @@ func parseItem(name string, text []byte, start int, want Want) (res itemResult) 
 		me.Msg = "list item must be an object, found " + strings.TrimPrefix(me.Msg, "expected an object (a YAML mapping), found ")
 	}
 	res.err = err
+	return res
+}
+
+// parseDoc parses one document that is not a streamed List; safe to call
+// concurrently.
+func parseDoc(name string, text []byte, start int, want Want) (res itemResult) {
+	defer func() {
+		if p := recover(); p != nil {
+			res = itemResult{err: &Error{File: name, Line: start, Msg: fmt.Sprintf("invalid YAML: %v", p)}}
+		}
+	}()
+	res.err = decodeDocs(name, text, start-1, false, want, func(d Doc) error {
+		res.docs = append(res.docs, d)
+		return nil
+	})
 	return res
 }
 
@@ -231,6 +254,44 @@ func (y *yamlStream) addLine(raw []byte) error {
 	return nil
 }
 
+// leadingLines counts the lines before the node of a document (blank
+// lines, comments and "---") or of a List item ("-" alone on its line, then
+// blank lines and comments): the line a parser gives the object.
+func leadingLines(text []byte, item bool) int {
+	n := 0
+	for len(text) > 0 {
+		l := text
+		if i := bytes.IndexByte(text, '\n'); i >= 0 {
+			l, text = text[:i], text[i+1:]
+		} else {
+			text = nil
+		}
+		if n == 0 && item {
+			l = l[1:] // the dash
+		}
+		t := bytes.TrimSpace(l)
+		if len(t) > 0 && t[0] != '#' && (item || n > 0 || !isDocSeparator(bytes.TrimRight(l, "\r"))) {
+			return n
+		}
+		n++
+	}
+	return n
+}
+
+// plainStart says that a document's text does not put its node on the
+// "---" line ("--- |" would make the lines below one string).
+func plainStart(text []byte) bool {
+	if !bytes.HasPrefix(text, []byte("---")) {
+		return true
+	}
+	l := text[3:]
+	if i := bytes.IndexByte(l, '\n'); i >= 0 {
+		l = l[:i]
+	}
+	l = bytes.TrimSpace(l)
+	return len(l) == 0 || l[0] == '#'
+}
+
 func isItemsKey(l []byte) bool {
 	if !bytes.HasPrefix(l, []byte("items:")) {
 		return false
@@ -243,31 +304,49 @@ func (y *yamlStream) endItem() error {
 	if y.itemLine == 0 {
 		return nil
 	}
-	text := dedentItem(y.item.Bytes())
 	start := y.itemLine
-	y.item.Reset()
 	y.itemLine = 0
-	out := make(chan itemResult, 1)
-	if h, ok := peekYAMLHeader(text); ok && !y.want(h.APIVersion, h.Kind) {
-		out <- itemResult{docs: []Doc{{APIVersion: h.APIVersion, Kind: h.Kind, File: y.name, Line: start}}}
-	} else {
-		if y.jobs == nil {
-			y.startParsers()
+	err := y.submit(y.item.Bytes(), start, true)
+	y.item.Reset()
+	return err
+}
+
+// submit queues a List item (its text as in the List) or a document: one
+// whose kind no check wants comes out unparsed, every other one is parsed
+// on the parsers; all come out in order. text is not kept.
+func (y *yamlStream) submit(text []byte, start int, item bool) error {
+	if h, ok := peekYAMLHeader(text, item); ok && !isList(h.Kind) && (item || plainStart(text)) && !y.want(h.APIVersion, h.Kind) {
+		d := Doc{APIVersion: h.APIVersion, Kind: h.Kind, File: y.name, Line: start + leadingLines(text, item)}
+		if len(y.pending) == 0 {
+			return y.fn(d)
 		}
-		y.jobs <- itemJob{text: text, start: start, out: out}
+		out := make(chan itemResult, 1)
+		out <- itemResult{docs: []Doc{d}}
+		y.pending = append(y.pending, out)
+		return y.drain(false)
 	}
+	if item {
+		text = dedentItem(text)
+	} else {
+		text = bytes.Clone(text)
+	}
+	if y.jobs == nil {
+		y.startParsers()
+	}
+	out := make(chan itemResult, 1)
+	y.jobs <- itemJob{text: text, start: start, item: item, out: out}
 	y.pending = append(y.pending, out)
 	return y.drain(false)
 }
 
+// endDoc ends a document. One whose List items were streamed is checked
+// here, after its items; any other goes through submit, like an item, so
+// that a stream of documents costs what a List of the same objects does.
 func (y *yamlStream) endDoc() error {
 	if y.inItems {
 		if err := y.endItem(); err != nil {
 			return err
 		}
-	}
-	if err := y.drain(true); err != nil {
-		return err
 	}
 	defer func() {
 		y.doc.Reset()
@@ -276,7 +355,13 @@ func (y *yamlStream) endDoc() error {
 	if y.doc.Len() == 0 {
 		return nil
 	}
-	return decodeDocs(y.name, y.doc.Bytes(), y.docStart-1, y.streamed, y.want, y.fn)
+	if !y.streamed {
+		return y.submit(y.doc.Bytes(), y.docStart, false)
+	}
+	if err := y.drain(true); err != nil {
+		return err
+	}
+	return decodeDocs(y.name, y.doc.Bytes(), y.docStart-1, true, y.want, y.fn)
 }
 
 // dedentItem turns "- a: 1\n  b: 2\n" into "a: 1\nb: 2\n".
@@ -308,12 +393,13 @@ func dedentItem(b []byte) []byte {
 	return out
 }
 
-var yamlKeyRE = regexp.MustCompile(`^(apiVersion|kind):[ \t]*("?)([A-Za-z0-9._/-]+)("?)[ \t]*(#.*)?\r?$`)
-
 // peekYAMLHeader finds apiVersion and kind as plain top-level keys of a
-// document's text. ok is false when they are not written plainly.
-func peekYAMLHeader(text []byte) (h header, ok bool) {
-	var haveAPI, haveKind bool
+// document's text, or of a List item's text as it stands in the List (its
+// lines read as dedentItem would make them). ok is false when they are not
+// written plainly.
+func peekYAMLHeader(text []byte, item bool) (h header, ok bool) {
+	var haveAPI, haveKind, afterHeader bool
+	first := item
 	for len(text) > 0 {
 		i := bytes.IndexByte(text, '\n')
 		var l []byte
@@ -322,26 +408,107 @@ func peekYAMLHeader(text []byte) (h header, ok bool) {
 		} else {
 			l, text = text[:i], text[i+1:]
 		}
+		if item {
+			switch {
+			case first:
+				// "- a: 1" reads "a: 1"; "-" alone, nothing.
+				first = false
+				if len(l) >= 2 && l[0] == '-' && l[1] == ' ' {
+					l = l[2:]
+				} else {
+					l = nil
+				}
+			case bytes.HasPrefix(l, []byte("  ")):
+				l = l[2:]
+			case len(l) > 0 && l[0] == ' ':
+				l = l[1:]
+			}
+		}
+		if afterHeader {
+			// "kind: a" then " b" is the value "a b".
+			t := bytes.TrimSpace(l)
+			if len(t) == 0 {
+				continue
+			}
+			if (l[0] == ' ' || l[0] == '\t') && t[0] != '#' {
+				return h, false
+			}
+			afterHeader = false
+		}
 		if len(l) == 0 || (l[0] != 'a' && l[0] != 'k') {
 			continue
 		}
-		m := yamlKeyRE.FindSubmatch(l)
-		if m == nil || string(m[2]) != string(m[4]) {
+		key, v, plain := headerLine(l)
+		if key == "" {
 			continue
 		}
-		if string(m[1]) == "kind" {
+		if !plain {
+			return h, false
+		}
+		afterHeader = true
+		if key == "kind" {
 			if haveKind {
 				return h, false
 			}
-			h.Kind, haveKind = string(m[3]), true
+			h.Kind, haveKind = v, true
 		} else {
 			if haveAPI {
 				return h, false
 			}
-			h.APIVersion, haveAPI = string(m[3]), true
+			h.APIVersion, haveAPI = v, true
 		}
 	}
 	return h, haveAPI && haveKind
+}
+
+// headerLine reads a top-level line "apiVersion: v" or "kind: v". key is
+// empty when the line is neither; plain is false when the value is not a
+// plain or double-quoted name (then only the YAML library can tell).
+func headerLine(l []byte) (key, value string, plain bool) {
+	switch {
+	case bytes.HasPrefix(l, []byte("apiVersion:")):
+		key, l = "apiVersion", l[len("apiVersion:"):]
+	case bytes.HasPrefix(l, []byte("kind:")):
+		key, l = "kind", l[len("kind:"):]
+	default:
+		return "", "", false
+	}
+	l = bytes.TrimRight(l, "\r")
+	i := 0
+	for i < len(l) && (l[i] == ' ' || l[i] == '\t') {
+		i++
+	}
+	quoted := i < len(l) && l[i] == '"'
+	if quoted {
+		i++
+	}
+	j := i
+	for j < len(l) && isNameByte(l[j]) {
+		j++
+	}
+	if j == i {
+		return key, "", false
+	}
+	v := l[i:j]
+	if quoted {
+		if j >= len(l) || l[j] != '"' {
+			return key, "", false
+		}
+		j++
+	}
+	k := j
+	for j < len(l) && (l[j] == ' ' || l[j] == '\t') {
+		j++
+	}
+	// A comment needs white space before it: "Pod#x" is one value.
+	if j < len(l) && (l[j] != '#' || j == k) {
+		return key, "", false
+	}
+	return key, string(v), true
+}
+
+func isNameByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '/' || c == '-'
 }
 
 // decodeDocs parses text (whose first line is line off+1 of the file) with
@@ -524,7 +691,9 @@ func (w *jsonWriter) write(n *yaml.Node, depth int) error {
 	case yaml.MappingNode:
 		buf.WriteByte('{')
 		first := true
-		seen := map[string]bool{}
+		// Keys already written: a list while the mapping is small, with
+		// no merge keys (what manifests hold), a map otherwise.
+		seen := &keySet{}
 		if err := w.mapping(n, depth, &first, seen); err != nil {
 			return err
 		}
@@ -536,7 +705,7 @@ func (w *jsonWriter) write(n *yaml.Node, depth int) error {
 	return fmt.Errorf("line %d: unexpected YAML node", n.Line)
 }
 
-func (w *jsonWriter) mapping(n *yaml.Node, depth int, first *bool, seen map[string]bool) error {
+func (w *jsonWriter) mapping(n *yaml.Node, depth int, first *bool, seen *keySet) error {
 	buf := w.buf
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
@@ -580,16 +749,14 @@ func (w *jsonWriter) mapping(n *yaml.Node, depth int, first *bool, seen map[stri
 		if k.Kind != yaml.ScalarNode {
 			return fmt.Errorf("line %d: a mapping key must be a plain value, found %s", k.Line, describe(k))
 		}
-		if seen[k.Value] {
+		if !seen.add(k.Value) {
 			continue // first wins, as with merge keys
 		}
-		seen[k.Value] = true
 		if !*first {
 			buf.WriteByte(',')
 		}
 		*first = false
-		kb, _ := json.Marshal(k.Value)
-		buf.Write(kb)
+		writeJSONString(buf, k.Value)
 		buf.WriteByte(':')
 		if err := w.write(v, depth+1); err != nil {
 			return err
@@ -630,7 +797,52 @@ func writeScalar(buf *bytes.Buffer, n *yaml.Node) error {
 		return fmt.Errorf("line %d: number %q cannot be represented in JSON", n.Line, n.Value)
 	}
 	// Strings, timestamps, binary and anything else: the text itself.
-	b, _ := json.Marshal(n.Value)
-	buf.Write(b)
+	writeJSONString(buf, n.Value)
 	return nil
+}
+
+// writeJSONString writes s as a JSON string, as json.Marshal does.
+func writeJSONString(buf *bytes.Buffer, s string) {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			b, _ := json.Marshal(s)
+			buf.Write(b)
+			return
+		}
+	}
+	buf.WriteByte('"')
+	buf.WriteString(s)
+	buf.WriteByte('"')
+}
+
+// keySet is the set of keys of one mapping written so far.
+type keySet struct {
+	list []string
+	m    map[string]bool
+}
+
+// add adds k and says whether it was new.
+func (ks *keySet) add(k string) bool {
+	if ks.m != nil {
+		if ks.m[k] {
+			return false
+		}
+		ks.m[k] = true
+		return true
+	}
+	for _, s := range ks.list {
+		if s == k {
+			return false
+		}
+	}
+	if len(ks.list) < 16 {
+		ks.list = append(ks.list, k)
+		return true
+	}
+	ks.m = make(map[string]bool, 2*len(ks.list))
+	for _, s := range ks.list {
+		ks.m[s] = true
+	}
+	ks.m[k] = true
+	return true
 }

@@ -153,13 +153,79 @@ func pod(name, ns string, labels map[string]string, node int, image string) obj 
 			"containerStatuses": []obj{{"name": "app", "ready": true, "restartCount": 0, "image": image, "imageID": image + "@sha256:abc", "containerID": "containerd://abc"}}}}
 }
 
+// Format is how a dump is laid out.
+type Format string
+
+// The layouts kubegap reads: one `kind: List` (`kubectl get -o json|yaml`),
+// or one object after another (`helm template`, `kubectl get` of single
+// objects, files concatenated).
+const (
+	ListJSON Format = "json"
+	ListYAML Format = "yaml"
+	DocsJSON Format = "json-docs"
+	DocsYAML Format = "yaml-docs"
+)
+
+// Formats lists every layout.
+var Formats = []Format{ListJSON, ListYAML, DocsJSON, DocsYAML}
+
+// Generator calls emit for every object of a dump.
+type Generator func(emit func(map[string]any) error) error
+
+// Cluster is the generator of a cluster of size s.
+func Cluster(s Size) Generator {
+	return func(emit func(map[string]any) error) error { return Objects(s, emit) }
+}
+
+// Write writes the objects of gen to w in layout f.
+func Write(w io.Writer, gen Generator, f Format) error {
+	bw := bufio.NewWriterSize(w, 1<<20)
+	var err error
+	switch f {
+	case ListJSON:
+		err = writeListJSON(bw, gen)
+	case ListYAML:
+		err = writeListYAML(bw, gen)
+	case DocsJSON:
+		err = gen(func(o obj) error {
+			b, err := json.MarshalIndent(o, "", "    ")
+			if err != nil {
+				return err
+			}
+			bw.Write(b)
+			return bw.WriteByte('\n')
+		})
+	case DocsYAML:
+		err = gen(func(o obj) error {
+			b, err := yaml.Marshal(o)
+			if err != nil {
+				return err
+			}
+			bw.WriteString("---\n")
+			_, err = bw.Write(b)
+			return err
+		})
+	default:
+		err = fmt.Errorf("unknown format %q (json, yaml, json-docs or yaml-docs)", f)
+	}
+	if err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
 // WriteJSON writes the dump as one `kind: List`, as `kubectl get -o json`
 // does.
-func WriteJSON(w io.Writer, s Size) error {
-	bw := bufio.NewWriterSize(w, 1<<20)
+func WriteJSON(w io.Writer, s Size) error { return Write(w, Cluster(s), ListJSON) }
+
+// WriteYAML writes the dump as one `kind: List`, as `kubectl get -o yaml`
+// does.
+func WriteYAML(w io.Writer, s Size) error { return Write(w, Cluster(s), ListYAML) }
+
+func writeListJSON(bw *bufio.Writer, gen Generator) error {
 	bw.WriteString("{\n    \"apiVersion\": \"v1\",\n    \"items\": [\n")
 	first := true
-	err := Objects(s, func(o obj) error {
+	err := gen(func(o obj) error {
 		if !first {
 			bw.WriteString(",\n")
 		}
@@ -176,21 +242,17 @@ func WriteJSON(w io.Writer, s Size) error {
 		return err
 	}
 	bw.WriteString("\n    ],\n    \"kind\": \"List\",\n    \"metadata\": {\n        \"resourceVersion\": \"\"\n    }\n}\n")
-	return bw.Flush()
+	return nil
 }
 
-// WriteYAML writes the dump as one `kind: List`, as `kubectl get -o yaml`
-// does.
-func WriteYAML(w io.Writer, s Size) error {
-	bw := bufio.NewWriterSize(w, 1<<20)
+func writeListYAML(bw *bufio.Writer, gen Generator) error {
 	bw.WriteString("apiVersion: v1\nitems:\n")
-	err := Objects(s, func(o obj) error {
+	err := gen(func(o obj) error {
 		b, err := yaml.Marshal(o)
 		if err != nil {
 			return err
 		}
-		lines := splitLines(b)
-		for i, l := range lines {
+		for i, l := range splitLines(b) {
 			if i == 0 {
 				bw.WriteString("- ")
 			} else if len(l) > 0 {
@@ -205,7 +267,7 @@ func WriteYAML(w io.Writer, s Size) error {
 		return err
 	}
 	bw.WriteString("kind: List\nmetadata:\n  resourceVersion: \"\"\n")
-	return bw.Flush()
+	return nil
 }
 
 func splitLines(b []byte) [][]byte {
