@@ -528,9 +528,9 @@ func (ix *Index) Search(q Query) (*Result, error) {
 		} else {
 			page = nil
 		}
-		var want []uint32
+		var want []string
 		if len(p.marks) > 0 {
-			want = ix.termNums(p.marks)
+			want = wantTerms(p.marks)
 		}
 		for _, d := range page {
 			c := ix.docs[d]

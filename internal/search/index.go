@@ -77,10 +77,8 @@ type Index struct {
 	aliases []alias
 	// orgByName maps lower-cased organisation names to their slugs.
 	orgByName map[string]string
-	// snips holds each document's snippet fields, analysed (by document
-	// number); termNum numbers the terms they hold.
-	snips   []*docSnips
-	termNum map[string]uint32
+	// snipCache holds documents' snippet fields, analysed.
+	snipCache *snipCache
 	// facetTab lists the keys of termSets with their labels, in term
 	// order; rebuilt after every change (buildFacets).
 	facetTab []facetEntry
@@ -88,7 +86,7 @@ type Index struct {
 
 // New builds an index over cases.
 func New(v *incidentlib.Vocab, cases []*incidentlib.Case) (*Index, error) {
-	ix := &Index{fast: newFastAnalyzer(), vocab: v, byID: map[string]uint32{}, termSets: map[string]bitset{}, orgByName: map[string]string{}, termNum: map[string]uint32{}}
+	ix := &Index{fast: newFastAnalyzer(), vocab: v, byID: map[string]uint32{}, termSets: map[string]bitset{}, orgByName: map[string]string{}, snipCache: newSnipCache()}
 	for _, f := range FilterFields {
 		for _, t := range v.Lists[f] {
 			for _, a := range t.Aliases {
@@ -110,7 +108,6 @@ func New(v *incidentlib.Vocab, cases []*incidentlib.Case) (*Index, error) {
 		c     *incidentlib.Case
 		terms [nFields]map[string]uint16
 		lens  [nFields]uint16
-		snips *[len(snipLangs)][len(snipFields)]snipRaw
 	}
 	workers := runtime.GOMAXPROCS(0)
 	in := make(chan int, workers*4)
@@ -125,7 +122,6 @@ func New(v *incidentlib.Vocab, cases []*incidentlib.Case) (*Index, error) {
 				var a analysed
 				a.c = cases[i]
 				a.terms, a.lens = ix.analyseCase(cases[i], cache)
-				a.snips = ix.analyseSnips(cases[i], cache)
 				out[i] <- a
 			}
 		}()
@@ -140,7 +136,7 @@ func New(v *incidentlib.Vocab, cases []*incidentlib.Case) (*Index, error) {
 	defer ix.mu.Unlock()
 	for i := range cases {
 		a := <-out[i]
-		ix.add(a.c, a.terms, a.lens, a.snips)
+		ix.add(a.c, a.terms, a.lens)
 	}
 	ix.buildFacets()
 	return ix, nil
@@ -190,13 +186,12 @@ func (ix *Index) analyseCase(c *incidentlib.Case, cache stemCache) (terms [nFiel
 }
 
 // add appends a document; the caller holds the write lock.
-func (ix *Index) add(c *incidentlib.Case, terms [nFields]map[string]uint16, lens [nFields]uint16, snips *[len(snipLangs)][len(snipFields)]snipRaw) {
+func (ix *Index) add(c *incidentlib.Case, terms [nFields]map[string]uint16, lens [nFields]uint16) {
 	if old, ok := ix.byID[c.ID]; ok {
 		ix.retire(old)
 	}
 	d := uint32(len(ix.docs))
 	ix.docs = append(ix.docs, c)
-	ix.snips = append(ix.snips, ix.numberSnips(snips))
 	ix.byID[c.ID] = d
 	ix.live.set(d)
 	if !c.Private {
@@ -266,7 +261,7 @@ func (ix *Index) retire(d uint32) {
 		}
 	}
 	ix.docs[d] = nil
-	ix.snips[d] = nil
+	ix.snipCache.forget(d)
 	delete(ix.byID, c.ID)
 	ix.nLive--
 	ix.newest = nil
@@ -342,9 +337,8 @@ func (ix *Index) Cases(includePrivate bool) []*incidentlib.Case {
 // Upsert adds or replaces one case.
 func (ix *Index) Upsert(c *incidentlib.Case) error {
 	terms, lens := ix.analyseCase(c, nil)
-	snips := ix.analyseSnips(c, nil)
 	ix.mu.Lock()
-	ix.add(c, terms, lens, snips)
+	ix.add(c, terms, lens)
 	ix.compactIfNeeded()
 	ix.buildFacets()
 	ix.mu.Unlock()
@@ -384,6 +378,6 @@ func (ix *Index) compactIfNeeded() {
 	ix.docs, ix.byID, ix.live, ix.public, ix.rev = fresh.docs, fresh.byID, fresh.live, fresh.public, fresh.rev
 	ix.year, ix.flen, ix.sumLen, ix.post, ix.termSets = fresh.year, fresh.flen, fresh.sumLen, fresh.post, fresh.termSets
 	ix.nLive, ix.newest = fresh.nLive, nil
-	ix.snips, ix.termNum = fresh.snips, fresh.termNum
+	ix.snipCache = fresh.snipCache
 	ix.sumLenPub, ix.nPublic = fresh.sumLenPub, fresh.nPublic
 }

@@ -26,17 +26,18 @@ func joinable(gap string) bool {
 // with three matches in the reader's language is used, else the one with
 // the most.
 //
-// The words of those fields are analysed when the case is indexed
-// (snipwords.go), so a snippet scans words and analyses nothing.
+// The words of those fields are analysed once per document and kept in a
+// bounded cache (snipwords.go), so a snippet mostly scans words and
+// analyses nothing.
 //
 // The summary is tried first: a result card also shows the symptoms, and a
 // snippet from them would say the same twice. from names the field the
 // snippet was cut from ("summary", "symptoms", "trigger" or "title"). The
 // text is flattened first, so no Markdown marker or backtick shows.
 //
-// want is the query's terms as term numbers (termNums), nil without terms.
-func (ix *Index) snippet(d uint32, lang string, want []uint32, fields uint8) (snip, from string) {
-	ds := ix.snips[d]
+// want is the query's terms, sorted (wantTerms), nil without terms.
+func (ix *Index) snippet(d uint32, lang string, want []string, fields uint8) (snip, from string) {
+	ds := ix.snips(d)
 	texts := &ds[snipLang(lang)]
 	summary := texts[0].text
 	if want == nil {

@@ -1,8 +1,10 @@
 package search
 
 import (
+	"container/list"
 	"maps"
 	"slices"
+	"sync"
 
 	"github.com/incidentlib/incidentlib"
 )
@@ -38,15 +40,15 @@ func snipLang(lang string) int {
 type snipWord struct{ start, end int32 }
 
 // snipText is one field of one case in one reading, flattened, with its
-// words and, for each term they yield (by number), the words that yield
-// it. A snippet then costs a merge of the query's terms with the field's
-// and a look at the words of those held, instead of analysing the text.
+// words and, for each term they yield, the words that yield it. A snippet
+// then costs a merge of the query's terms with the field's and a look at
+// the words of those held, instead of analysing the text.
 type snipText struct {
 	text  string
 	words []snipWord
 	// uniq is the field's terms, sorted; the words of uniq[k] are
 	// occ[off[k]:off[k+1]], in order.
-	uniq []uint32
+	uniq []string
 	off  []int32
 	occ  []int32
 }
@@ -54,59 +56,29 @@ type snipText struct {
 // docSnips holds a document's snippet texts: [reading][field].
 type docSnips [len(snipLangs)][len(snipFields)]snipText
 
-// snipRaw is a snipText before its terms are numbered: analysis runs on
-// several goroutines, numbering on the one that holds the write lock.
-type snipRaw struct {
-	text  string
-	words []snipWord
-	// terms[i] are the terms of words[i].
-	terms [][]string
-}
-
 // analyseSnips flattens and analyses the snippet fields of c.
-func (ix *Index) analyseSnips(c *incidentlib.Case, cache stemCache) *[len(snipLangs)][len(snipFields)]snipRaw {
-	var out [len(snipLangs)][len(snipFields)]snipRaw
+func (ix *Index) analyseSnips(c *incidentlib.Case) *docSnips {
+	var ds docSnips
 	for l, lang := range snipLangs {
 		for f, sf := range snipFields {
-			r := &out[l][f]
-			r.text = flatten(sf.text(c).In(lang))
-			words(r.text, func(start, end int, lower []byte) {
-				var ts []string
-				ix.fast.each(string(lower), cache, func(t string) { ts = append(ts, t) })
-				if len(ts) > 0 {
-					r.words = append(r.words, snipWord{int32(start), int32(end)})
-					r.terms = append(r.terms, ts)
+			st := snipText{text: flatten(sf.text(c).In(lang)), off: []int32{0}}
+			byTerm := map[string][]int32{}
+			words(st.text, func(start, end int, lower []byte) {
+				w := int32(len(st.words))
+				held := false
+				ix.fast.each(string(lower), nil, func(t string) {
+					if ws := byTerm[t]; len(ws) == 0 || ws[len(ws)-1] != w {
+						byTerm[t] = append(ws, w)
+					}
+					held = true
+				})
+				if held {
+					st.words = append(st.words, snipWord{int32(start), int32(end)})
 				}
 			})
-		}
-	}
-	return &out
-}
-
-// numberSnips turns analysed snippet texts into numbered ones, adding new
-// terms to the index's table. The caller holds the write lock.
-func (ix *Index) numberSnips(raw *[len(snipLangs)][len(snipFields)]snipRaw) *docSnips {
-	var ds docSnips
-	for l := range raw {
-		for f := range raw[l] {
-			r := &raw[l][f]
-			byTerm := map[uint32][]int32{}
-			for w, ts := range r.terms {
-				for _, t := range ts {
-					id, ok := ix.termNum[t]
-					if !ok {
-						id = uint32(len(ix.termNum))
-						ix.termNum[t] = id
-					}
-					if ws := byTerm[id]; len(ws) == 0 || ws[len(ws)-1] != int32(w) {
-						byTerm[id] = append(ws, int32(w))
-					}
-				}
-			}
-			st := snipText{text: r.text, words: r.words, off: []int32{0}}
 			st.uniq = slices.Sorted(maps.Keys(byTerm))
-			for _, id := range st.uniq {
-				st.occ = append(st.occ, byTerm[id]...)
+			for _, t := range st.uniq {
+				st.occ = append(st.occ, byTerm[t]...)
 				st.off = append(st.off, int32(len(st.occ)))
 			}
 			ds[l][f] = st
@@ -115,9 +87,66 @@ func (ix *Index) numberSnips(raw *[len(snipLangs)][len(snipFields)]snipRaw) *doc
 	return &ds
 }
 
+// snipCacheDocs bounds how many documents' analysed snippet fields are
+// kept (about 30 KB each): every document of a corpus of that size, the
+// most recently shown of a larger one.
+const snipCacheDocs = 2048
+
+// snipCache keeps analysed snippet fields by document number, the least
+// recently used dropped first. It has its own lock: searches, which hold
+// the index's read lock, fill it.
+type snipCache struct {
+	mu sync.Mutex
+	m  map[uint32]*list.Element
+	ll *list.List // of *snipEntry, most recent first
+}
+
+type snipEntry struct {
+	d  uint32
+	ds *docSnips
+}
+
+func newSnipCache() *snipCache { return &snipCache{m: map[uint32]*list.Element{}, ll: list.New()} }
+
+// snips returns document d's analysed snippet fields. The caller holds the
+// index's read or write lock.
+func (ix *Index) snips(d uint32) *docSnips {
+	c := ix.snipCache
+	c.mu.Lock()
+	if e, ok := c.m[d]; ok {
+		c.ll.MoveToFront(e)
+		ds := e.Value.(*snipEntry).ds
+		c.mu.Unlock()
+		return ds
+	}
+	c.mu.Unlock()
+	ds := ix.analyseSnips(ix.docs[d]) // outside the lock: two may race, both right
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.m[d]; ok {
+		return e.Value.(*snipEntry).ds
+	}
+	c.m[d] = c.ll.PushFront(&snipEntry{d, ds})
+	for c.ll.Len() > snipCacheDocs {
+		old := c.ll.Remove(c.ll.Back()).(*snipEntry)
+		delete(c.m, old.d)
+	}
+	return ds
+}
+
+// forget drops document d (replaced or deleted).
+func (c *snipCache) forget(d uint32) {
+	c.mu.Lock()
+	if e, ok := c.m[d]; ok {
+		c.ll.Remove(e)
+		delete(c.m, d)
+	}
+	c.mu.Unlock()
+}
+
 // spans returns the byte ranges of the words of st that yield a term in
-// want (term numbers, sorted, without repeats), in text order.
-func (st *snipText) spans(want []uint32) []span {
+// want (sorted, without repeats), in text order.
+func (st *snipText) spans(want []string) []span {
 	var buf [64]int32
 	ws := buf[:0]
 	held := 0
@@ -148,15 +177,9 @@ func (st *snipText) spans(want []uint32) []span {
 	return out
 }
 
-// termNums returns the numbers of the terms the index knows, sorted and
-// without repeats. The caller holds the read lock.
-func (ix *Index) termNums(terms []string) []uint32 {
-	out := make([]uint32, 0, len(terms))
-	for _, t := range terms {
-		if id, ok := ix.termNum[t]; ok {
-			out = append(out, id)
-		}
-	}
+// wantTerms returns terms sorted and without repeats, for spans.
+func wantTerms(terms []string) []string {
+	out := slices.Clone(terms)
 	slices.Sort(out)
 	return slices.Compact(out)
 }

@@ -34,12 +34,12 @@ func TestSnipWordsMatchAnalysis(t *testing.T) {
 		for _, term := range terms {
 			want[term] = true
 		}
-		nums := ix.termNums(terms)
+		nums := wantTerms(terms)
 		for d, k := range ix.docs {
 			for l, lang := range snipLangs {
 				for f, sf := range snipFields {
 					text := flatten(sf.text(k).In(lang))
-					st := &ix.snips[d][l][f]
+					st := &ix.snips(uint32(d))[l][f]
 					if st.text != text {
 						t.Fatalf("%s %s %s: stored text differs", k.ID, lang, sf.name)
 					}
