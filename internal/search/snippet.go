@@ -14,6 +14,24 @@ const SnippetLen = 220
 
 type span struct{ start, end int }
 
+// snippetSections are the sections snippets are cut from, in their snippet
+// order, each with its search field.
+var snippetSections = func() []snippetSection {
+	var out []snippetSection
+	for i := range incidentlib.Sections {
+		if s := &incidentlib.Sections[i]; s.Snippet > 0 {
+			out = append(out, snippetSection{s, fieldNo(s.Search)})
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].s.Snippet < out[j].s.Snippet })
+	return out
+}()
+
+type snippetSection struct {
+	s     *incidentlib.Section
+	field int
+}
+
 func joinable(gap string) bool {
 	return gap != "" && len(gap) <= 2 && strings.Trim(gap, "-_.") == ""
 }
@@ -24,14 +42,15 @@ func joinable(gap string) bool {
 // a few texts whatever the size of the corpus.
 //
 // fields says which fields matched (one bit a field, from scoring): only
-// those are read, in the order symptoms, summary, trigger, title; the first
-// with three matches in the reader's language is used, else the one with
-// the most.
+// the sections of those fields that give snippets (Section.Snippet) are
+// read, in their snippet order (summary, symptoms, trigger, title); the
+// first with three matches in the reader's language is used, else the one
+// with the most.
 //
 // The summary is tried first: a result card also shows the symptoms, and a
-// snippet from them would say the same twice. from names the field the
-// snippet was cut from ("summary", "symptoms", "trigger" or "title"). The
-// text is flattened first, so no Markdown marker or backtick shows.
+// snippet from them would say the same twice. from names the search field
+// the snippet was cut from ("summary", "symptoms", "trigger" or "title").
+// The text is flattened first, so no Markdown marker or backtick shows.
 func (ix *Index) snippet(c *incidentlib.Case, lang string, terms []string, fields uint8) (snip, from string) {
 	summary := flatten(c.Summary.In(lang))
 	if len(terms) == 0 {
@@ -42,17 +61,13 @@ func (ix *Index) snippet(c *incidentlib.Case, lang string, terms []string, field
 		want[t] = true
 	}
 	best, bestSpans, from := summary, []span(nil), "summary"
-	for _, f := range []struct {
-		bit  int
-		name string
-		text string
-	}{{fSummary, "summary", c.Summary.In(lang)}, {fSymptoms, "symptoms", c.SymptomsText.In(lang)}, {fTrigger, "trigger", c.Trigger.In(lang)}, {fTitle, "title", c.Title.In(lang)}} {
-		if fields&(1<<f.bit) == 0 {
+	for _, sn := range snippetSections {
+		if fields&(1<<sn.field) == 0 {
 			continue
 		}
-		text := flatten(f.text)
+		text := flatten(sn.s.Text(c).In(lang))
 		if spans := ix.fast.spans(text, want, nil); len(spans) > len(bestSpans) {
-			best, bestSpans, from = text, spans, f.name
+			best, bestSpans, from = text, spans, fieldNames[sn.field]
 			if len(spans) >= 3 {
 				break // enough to show why it matched; skip the rest
 			}
