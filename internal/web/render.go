@@ -109,7 +109,12 @@ func (s *Site) funcs(lang string) template.FuncMap {
 		"text":  func(t incidentlib.Text) string { return t.In(lang) },
 		"prose": func(t incidentlib.Text) template.HTML { return prose(t.In(lang)) },
 		"label": func(vocab, id string) string { return s.vocab.Label(vocab, id, lang) },
-		"topic": func(vocab, id string) string { return prefix + s.topicPath(vocab, id) },
+		// The sections of a case, for the case page to range over.
+		"sections":     func() []incidentlib.Section { return incidentlib.Sections },
+		"sectionText":  func(sec incidentlib.Section, c *incidentlib.Case) incidentlib.Text { return sec.Text(c) },
+		"sectionTexts": func(sec incidentlib.Section, c *incidentlib.Case) []incidentlib.Text { return sec.Texts(c, s.vocab) },
+		"caseTerms":    func(vocab string, c *incidentlib.Case) []string { return incidentlib.CaseTerms(c, vocab) },
+		"topic":        func(vocab, id string) string { return prefix + s.topicPath(vocab, id) },
 		"caseURL": func(id string) string {
 			return prefix + "/cases/" + id
 		},
