@@ -296,14 +296,6 @@ func events(evs []incidentlib.Event, l string) []TimelineEvent {
 	return out
 }
 
-func texts(items []incidentlib.Item, l string) []string {
-	out := []string{}
-	for _, it := range items {
-		out = append(out, it.Text.In(l))
-	}
-	return out
-}
-
 func deref(p *string) string {
 	if p == nil {
 		return ""
@@ -321,28 +313,17 @@ func (s *Server) getIncident(ctx context.Context, req *mcp.CallToolRequest, in G
 	if c == nil || c.Private {
 		return nil, Incident{}, fmt.Errorf("no case %q; ids look like IL-0049 (search_incidents finds them)", in.ID)
 	}
-	var srcs []string
-	for _, x := range c.Sources {
-		srcs = append(srcs, x.URL)
-	}
 	if in.View != "" && in.View != "full" && in.View != "summary" {
 		return nil, Incident{}, fmt.Errorf("view %q is not known; use full or summary", in.View)
 	}
 	inc := Incident{
-		ID: c.ID, Org: c.Org, Date: c.Date, DateKind: c.DateKind, Title: c.Title.In(l), Summary: c.Summary.In(l),
-		Trigger: c.Trigger.In(l), Symptoms: c.SymptomsText.In(l), Detection: c.Detection.In(l),
-		Remediation: texts(c.Remediation, l), ActionItems: texts(c.ActionItems, l), Lessons: c.Lessons.In(l),
-		Impact: c.Impact, Severity: c.Severity, RootCause: c.RootCause,
-		Terms:         map[string][]string{"domain": c.Domain, "symptoms": c.Symptoms, "components": c.Components, "contributing": c.Contributing},
+		ID: c.ID, Org: c.Org, Date: c.Date, DateKind: c.DateKind, Impact: c.Impact,
 		DetectedAfter: deref(c.Timeline.DetectedAfter), ResolvedAfter: deref(c.Timeline.ResolvedAfter),
-		Timeline: events(c.Timeline.Events, l),
-		Sources:  srcs, Related: c.Related, Reviewed: c.Reviewed(), URL: s.baseURL + "/cases/" + c.ID,
+		Related: c.Related, Reviewed: c.Reviewed(), URL: s.baseURL + "/cases/" + c.ID,
 	}
-	if in.View == "summary" {
-		// What an agent needs to judge whether to read on.
-		inc.Symptoms, inc.Detection, inc.Lessons = "", "", ""
-		inc.Remediation, inc.ActionItems, inc.Timeline = nil, nil, nil
-	}
+	// The sections of the table; view=summary keeps what an agent needs to
+	// judge whether to read on.
+	fillSections(&inc, c, s.ix.Vocab(), l, in.View == "summary")
 	return nil, inc, nil
 }
 
