@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/incidentlib/incidentlib"
-	"github.com/incidentlib/incidentlib/internal/i18n"
+	"github.com/incidentlib/incidentlib/internal/locale"
 	"github.com/incidentlib/incidentlib/internal/search"
 	"github.com/incidentlib/incidentlib/internal/view"
 )
@@ -46,9 +46,11 @@ Filters narrow the results: values of one filter are ORed (a case matches with
 any of them), different filters are ANDed.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if !i18n.Valid(lang) {
-				return &ExitError{2, fmt.Errorf("--lang %q is not supported; use ko or en", lang)}
+			l, err := locale.Parse(lang)
+			if err != nil {
+				return &ExitError{2, fmt.Errorf("--lang: %w", err)}
 			}
+			lang = l
 			ix, err := e.openIndex()
 			if err != nil {
 				return err

@@ -7,7 +7,7 @@ import (
 
 	"github.com/incidentlib/incidentlib"
 	"github.com/incidentlib/incidentlib/internal/corpus"
-	"github.com/incidentlib/incidentlib/internal/i18n"
+	"github.com/incidentlib/incidentlib/internal/locale"
 )
 
 func embeddedCase(t *testing.T, id string) (*corpus.Corpus, *incidentlib.Case) {
@@ -34,10 +34,10 @@ func TestShowHasEverySection(t *testing.T) {
 		}
 		last, n := -1, 0
 		for _, s := range incidentlib.Sections {
-			heading := "\n## " + i18n.T(lang, s.Words) + "\n"
+			heading := "\n## " + locale.T(lang, s.Words) + "\n"
 			switch s.Layout {
 			case incidentlib.LayoutCause:
-				heading = "\n## " + i18n.T(lang, "cause") + "\n"
+				heading = "\n## " + locale.T(lang, "cause") + "\n"
 			case incidentlib.LayoutProse, incidentlib.LayoutItems, incidentlib.LayoutTimeline, incidentlib.LayoutSources:
 			default:
 				continue

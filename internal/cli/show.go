@@ -10,7 +10,7 @@ import (
 
 	"github.com/incidentlib/incidentlib"
 	"github.com/incidentlib/incidentlib/internal/corpus"
-	"github.com/incidentlib/incidentlib/internal/i18n"
+	"github.com/incidentlib/incidentlib/internal/locale"
 	"github.com/incidentlib/incidentlib/internal/view"
 )
 
@@ -28,9 +28,11 @@ func showCmd(e *env) *cobra.Command {
 		Short: "Print one case as a page, or as the JSON the API serves",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if !i18n.Valid(lang) {
-				return &ExitError{2, fmt.Errorf("--lang %q is not supported; use ko or en", lang)}
+			l, err := locale.Parse(lang)
+			if err != nil {
+				return &ExitError{2, fmt.Errorf("--lang: %w", err)}
 			}
+			lang = l
 			c, err := e.loadCorpus()
 			if err != nil {
 				return err
@@ -63,7 +65,7 @@ func writeJSON(w io.Writer, v any, indent bool) error {
 
 // renderCase prints the case page: the seed page's sections in their order.
 func renderCase(w io.Writer, c *corpus.Corpus, k *incidentlib.Case, lang string) {
-	t := func(key string) string { return i18n.T(lang, key) }
+	t := func(key string) string { return locale.T(lang, key) }
 	label := func(vocab, id string) string { return c.Vocab.Label(vocab, id, lang) }
 	labels := func(vocab string, ids []string) string {
 		var ls []string

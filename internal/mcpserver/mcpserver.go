@@ -15,7 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/incidentlib/incidentlib"
-	"github.com/incidentlib/incidentlib/internal/i18n"
+	"github.com/incidentlib/incidentlib/internal/locale"
 	"github.com/incidentlib/incidentlib/internal/search"
 )
 
@@ -172,7 +172,7 @@ type ListOutput struct {
 	Notes      []string `json:"notes,omitempty"`
 }
 
-func lang(l string) (string, error) { return i18n.ParseLang(l, "en") }
+func lang(l string) (string, error) { return locale.ParseOr(l, "en") }
 
 func clampLimit(n int) int {
 	if n <= 0 {

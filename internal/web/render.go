@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/internal/locale"
 )
 
 //go:embed templates/*.tmpl
@@ -171,7 +172,7 @@ func (s *Site) funcs(lang string) template.FuncMap {
 		// checkSeverity names a kubegap severity in the page's language;
 		// one this site does not know shows as kubegap wrote it.
 		"checkSeverity": func(sev string) string {
-			if _, ok := messages["check.severity."+sev]; ok {
+			if locale.Has(lang, "check.severity."+sev) {
 				return T(lang, "check.severity."+sev)
 			}
 			return sev

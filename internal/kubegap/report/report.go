@@ -14,6 +14,7 @@ import (
 	"github.com/incidentlib/incidentlib/internal/kubegap"
 	"github.com/incidentlib/incidentlib/internal/kubegap/checks"
 	"github.com/incidentlib/incidentlib/internal/kubegap/inventory"
+	"github.com/incidentlib/incidentlib/internal/locale"
 )
 
 // Finding is one finding as the JSON report carries it.
@@ -72,19 +73,7 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-func sevLabel(s checks.Severity, lang string) string {
-	if lang == "ko" {
-		return s.Korean()
-	}
-	return s.String()
-}
-
-func tr(lang, en, ko string) string {
-	if lang == "ko" {
-		return ko
-	}
-	return en
-}
+func sevLabel(s checks.Severity, lang string) string { return s.Label(lang) }
 
 func objectText(r inventory.Ref) string { return r.String() }
 
@@ -103,31 +92,17 @@ func summary(res *kubegap.Result, lang string) string {
 	if len(parts) > 0 {
 		by = " (" + strings.Join(parts, ", ") + ")"
 	}
-	if lang == "ko" {
-		s := fmt.Sprintf("발견 %d건%s · 평가하지 못한 검사 %d개 · API 요청 %d회", len(res.Findings), by, len(res.NotEvaluated), res.APIRequests)
-		if res.Suppressed > 0 {
-			s += fmt.Sprintf(" · 억제 %d건", res.Suppressed)
-		}
-		return s
-	}
-	s := fmt.Sprintf("%d %s%s · %d %s not evaluated · %d API %s", len(res.Findings), pl(len(res.Findings), "finding", "findings"), by,
-		len(res.NotEvaluated), pl(len(res.NotEvaluated), "check", "checks"), res.APIRequests, pl(res.APIRequests, "request", "requests"))
+	s := locale.N(lang, "report.findings", len(res.Findings)) + by + " · " +
+		locale.N(lang, "report.unevaluated", len(res.NotEvaluated)) + " · " + locale.N(lang, "report.api_requests", res.APIRequests)
 	if res.Suppressed > 0 {
-		s += fmt.Sprintf(" · %d suppressed", res.Suppressed)
+		s += " · " + locale.N(lang, "report.suppressed", res.Suppressed)
 	}
 	return s
 }
 
-func pl(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
 func writeTable(w io.Writer, res *kubegap.Result, lang string) error {
 	if len(res.Findings) > 0 {
-		head := []string{tr(lang, "SEVERITY", "심각도"), tr(lang, "CHECK", "검사"), tr(lang, "OBJECT", "객체"), tr(lang, "CASES", "사례")}
+		head := []string{locale.T(lang, "report.col.severity"), locale.T(lang, "report.col.check"), locale.T(lang, "report.col.object"), locale.T(lang, "report.col.cases")}
 		rows := [][]string{head}
 		for _, f := range res.Findings {
 			rows = append(rows, []string{sevLabel(f.Severity, lang), f.Check, objectText(f.Object), strings.Join(f.Cases, ",")})
@@ -152,7 +127,7 @@ func writeTable(w io.Writer, res *kubegap.Result, lang string) error {
 		}
 	}
 	for _, n := range res.NotEvaluated {
-		fmt.Fprintf(w, "%s %s: %s\n", tr(lang, "not evaluated", "평가하지 못함"), n.Check, n.Reason)
+		fmt.Fprintf(w, "%s %s: %s\n", locale.T(lang, "report.not_evaluated"), n.Check, n.Reason)
 	}
 	_, err := fmt.Fprintln(w, summary(res, lang))
 	return err
@@ -185,7 +160,7 @@ func writeMarkdown(w io.Writer, res *kubegap.Result, lang string) error {
 				order = append(order, f.Check)
 			}
 		}
-		fmt.Fprintf(&b, "\n## %s\n\n", tr(lang, "Fixes", "고치는 법"))
+		fmt.Fprintf(&b, "\n## %s\n\n", locale.T(lang, "report.fixes"))
 		for _, id := range order {
 			if c := checks.Get(id); c != nil {
 				fmt.Fprintf(&b, "- `%s`: %s\n", id, c.Remediation.In(lang))
@@ -193,7 +168,7 @@ func writeMarkdown(w io.Writer, res *kubegap.Result, lang string) error {
 		}
 	}
 	if len(res.NotEvaluated) > 0 {
-		fmt.Fprintf(&b, "\n## %s\n\n", tr(lang, "Not evaluated", "평가하지 못한 검사"))
+		fmt.Fprintf(&b, "\n## %s\n\n", locale.T(lang, "report.not_evaluated_heading"))
 		for _, n := range res.NotEvaluated {
 			fmt.Fprintf(&b, "- `%s`: %s\n", n.Check, n.Reason)
 		}
@@ -232,7 +207,7 @@ func WriteCatalogue(w io.Writer, cs []*checks.Check, format, lang string, titleO
 		return writeJSON(w, Catalogue(cs))
 	case "table", "":
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, tr(lang, "ID\tSEVERITY\tCASES\tTITLE", "ID\t심각도\t사례\t제목"))
+		fmt.Fprintln(tw, locale.T(lang, "report.list_head"))
 		for _, c := range cs {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", c.ID, sevLabel(c.Severity, lang), strings.Join(c.Cases, ","), c.Title.In(lang))
 		}
