@@ -325,4 +325,14 @@ var en = map[string]string{
 	"explain.why":        "WHY (the incidents behind it)",
 	"explain.fix":        "HOW TO FIX",
 	"explain.cannot_see": "WHAT IT CANNOT SEE",
+
+	"search.none":              "no results",
+	"search.top_components":    "Most frequent components in these %d cases: %s",
+	"lang.name":                "English",
+	"reason.same_root_cause":   "Same root cause",
+	"reason.shared":            "Shared %s",
+	"reason.same_symptom":      "Same symptom: %s",
+	"reason.same_contributing": "Same contributing factor: %s",
+	"reason.similar_text":      "Similar description",
+	"report.how_to_fix":        "How to fix",
 }

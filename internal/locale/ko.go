@@ -321,4 +321,14 @@ var ko = map[string]string{
 	"explain.why":        "왜 (근거가 된 사고)",
 	"explain.fix":        "고치는 법",
 	"explain.cannot_see": "보지 못하는 것",
+
+	"search.none":              "결과 없음",
+	"search.top_components":    "이 %d건에서 가장 많이 나오는 구성 요소: %s",
+	"lang.name":                "한국어",
+	"reason.same_root_cause":   "같은 원인",
+	"reason.shared":            "공통 %s",
+	"reason.same_symptom":      "같은 증상 %s",
+	"reason.same_contributing": "같은 기여 요인 %s",
+	"reason.similar_text":      "비슷한 서술",
+	"report.how_to_fix":        "해결",
 }

@@ -162,12 +162,8 @@ func (s *Site) funcs(lang string) template.FuncMap {
 			}
 			return m, nil
 		},
-		"langName": func(l string) string {
-			if l == "en" {
-				return "English"
-			}
-			return "한국어"
-		},
+		// langName names a language in itself (한국어, English).
+		"langName":   func(l string) string { return T(l, "lang.name") },
 		"fieldLabel": func(f string) string { return T(lang, "facet."+f) },
 		// checkSeverity names a kubegap severity in the page's language;
 		// one this site does not know shows as kubegap wrote it.

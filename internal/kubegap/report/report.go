@@ -236,13 +236,13 @@ func writeCatalogueMarkdown(w io.Writer, cs []*checks.Check, titleOf func(id str
 		fmt.Fprintf(&b, "**%s** · %s\n\n", c.Title.EN, c.Title.KO)
 		fmt.Fprintf(&b, "Severity: %s. Reads: %s.\n\n", c.Severity, strings.Join(kindStrings(c.Kinds), ", "))
 		fmt.Fprintf(&b, "**What it looks at.** %s\n\n", c.LooksAt.EN)
-		fmt.Fprintf(&b, "**How to fix.** %s\n\n", c.Remediation.EN)
+		fmt.Fprintf(&b, "**%s.** %s\n\n", locale.T(locale.EN, "report.how_to_fix"), c.Remediation.EN)
 		fmt.Fprintf(&b, "**What it cannot see.** %s\n\n", c.CannotSee.EN)
 		b.WriteString("**Cases.**\n\n")
 		for _, id := range c.Cases {
 			fmt.Fprintf(&b, "- %s: %s\n", id, titleOf(id))
 		}
-		fmt.Fprintf(&b, "\n**해결.** %s\n", c.Remediation.KO)
+		fmt.Fprintf(&b, "\n**%s.** %s\n", locale.T(locale.KO, "report.how_to_fix"), c.Remediation.KO)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
