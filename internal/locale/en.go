@@ -230,7 +230,8 @@ var en = map[string]string{
 	"vocab.intro":        "Every term the cases are tagged with. Each term is a topic, with a page of its cases and the terms that come up alongside it.",
 	"vocab.toc":          "Vocabularies",
 
-	"topic.count":       "%d cases",
+	"topic.count.one":   "%d case",
+	"topic.count.other": "%d cases",
 	"topic.more":        "The newest %d are shown; see all %d in the case list.",
 	"topic.search":      "Narrow these in the case list",
 	"topic.cases":       "Cases on this topic",

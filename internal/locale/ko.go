@@ -230,7 +230,7 @@ var ko = map[string]string{
 	"vocab.intro":        "사례에 붙이는 용어를 모두 모았습니다. 용어마다 주제 페이지가 있어 그 용어가 붙은 사례와 함께 자주 나오는 용어를 볼 수 있습니다.",
 	"vocab.toc":          "용어 목록",
 
-	"topic.count":       "사례 %d건",
+	"topic.count.other": "사례 %d건",
 	"topic.more":        "최근 %d건을 보였습니다. 모두 %d건은 사례 목록에서 봅니다.",
 	"topic.search":      "목록에서 조건을 더해 보기",
 	"topic.cases":       "이 주제의 사례",

@@ -67,7 +67,7 @@ func TestTablesHaveTheSameKeys(t *testing.T) {
 
 // keyRe finds keys in templates ({{t "k"}}, {{tf "k" …}}, (t "k")) and in Go
 // (T(lang, "k"), locale.Tf(l, "k", …), locale.N(lang, "k", n)).
-var keyRe = regexp.MustCompile(`\{\{-?\s*(?:t|tf)\s+"([^"]+)"|\(t "([^"]+)"\)|\b(?:T|Tf|N)\((?:lang|l|locale\.KO|locale\.EN|"ko"|"en"), "([^"]+)"`)
+var keyRe = regexp.MustCompile(`\{\{-?\s*(?:t|tf|n)\s+"([^"]+)"|\(t "([^"]+)"\)|\b(?:T|Tf|N)\((?:lang|l|locale\.KO|locale\.EN|"ko"|"en"), "([^"]+)"`)
 
 // TestEveryUsedKeyExists scans the templates and the Go code of every face
 // that speaks to people for the keys they use, and checks that each has a

@@ -100,6 +100,8 @@ func (s *Site) funcs(lang string) template.FuncMap {
 	return template.FuncMap{
 		"t":  func(key string) string { return T(lang, key) },
 		"tf": func(key string, args ...any) string { return Tf(lang, key, args...) },
+		// n words a count: "1 case", "2 cases", "사례 2건".
+		"n": func(key string, n int) string { return locale.N(lang, key, n) },
 		"path": func(p string) string {
 			if p == "/" && prefix != "" {
 				return prefix + "/"

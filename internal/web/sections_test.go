@@ -7,6 +7,7 @@ import (
 	"unicode"
 
 	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/internal/search"
 	"github.com/incidentlib/incidentlib/internal/web"
 )
 
@@ -67,4 +68,30 @@ func TestCasePageHasEverySection(t *testing.T) {
 			t.Errorf("only %d sections with a place of their own", n)
 		}
 	}
+}
+
+// TestTopicCountPlural: a topic of one case says "1 case" in English, and
+// Korean counts with its counter.
+func TestTopicCountPlural(t *testing.T) {
+	ix := sharedIndex(t)
+	mux := newMux(t, ix, web.Options{})
+	for _, term := range ix.Vocab().Lists[incidentlib.VocabComponents] {
+		res, err := ix.Search(search.Query{Filters: map[string][]string{incidentlib.VocabComponents: {term.ID}}, Limit: 1, NoFacets: true})
+		if err != nil || res.Total != 1 {
+			continue
+		}
+		en := get(t, mux, "/en/topics/"+term.ID)
+		ko := get(t, mux, "/topics/"+term.ID)
+		if en.code != 200 || ko.code != 200 {
+			continue
+		}
+		if !strings.Contains(en.body, `<p class="meta">1 case `) && !strings.Contains(en.body, `<p class="meta">1 case<`) {
+			t.Errorf("/en/topics/%s does not say 1 case", term.ID)
+		}
+		if !strings.Contains(ko.body, `<p class="meta">사례 1건`) {
+			t.Errorf("/topics/%s does not say 사례 1건", term.ID)
+		}
+		return
+	}
+	t.Fatal("no component topic with exactly one case to check")
 }
