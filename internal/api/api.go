@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/incidentlib/incidentlib"
-	"github.com/incidentlib/incidentlib/internal/i18n"
 	"github.com/incidentlib/incidentlib/internal/library"
+	"github.com/incidentlib/incidentlib/internal/locale"
 	"github.com/incidentlib/incidentlib/internal/search"
 	"github.com/incidentlib/incidentlib/internal/view"
 )
@@ -213,7 +213,7 @@ func intParam(q url.Values, name string, def int) (int, error) {
 }
 
 func langParam(q url.Values) (string, error) {
-	l, err := i18n.ParseLang(q.Get("lang"), "ko")
+	l, err := locale.ParseOr(q.Get("lang"), "ko")
 	if err != nil {
 		return "", incidentlib.Errorf(incidentlib.ErrInvalid, "%v", err)
 	}

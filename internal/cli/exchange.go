@@ -76,16 +76,39 @@ func Export(w io.Writer, c *corpus.Corpus, format, baseURL string) error {
 		return nil
 	case "csv":
 		cw := csv.NewWriter(w)
-		cw.Write([]string{"id", "org", "org_slug", "date", "date_kind", "title_en", "title_ko", "domain", "root_cause", "symptoms", "components", "contributing", "severity", "detected_after", "resolved_after", "source", "related", "reviewed", "updated_at", "url"})
+		// The identity columns, the sections the table exports, then the
+		// rest.
+		head := []string{"id", "org", "org_slug", "date", "date_kind"}
+		for _, s := range incidentlib.Sections {
+			switch {
+			case !s.CSV:
+			case s.Kind == incidentlib.Prose:
+				head = append(head, s.Key+"_en", s.Key+"_ko")
+			default:
+				head = append(head, s.Key)
+			}
+		}
+		cw.Write(append(head, "detected_after", "resolved_after", "source", "related", "reviewed", "updated_at", "url"))
 		for _, k := range cases {
 			src := ""
 			if len(k.Sources) > 0 {
 				src = k.Sources[0].URL
 			}
-			cw.Write([]string{k.ID, k.Org, k.OrgSlug, k.Date, k.DateKind, k.Title.EN, k.Title.KO,
-				strings.Join(k.Domain, ";"), k.RootCause, strings.Join(k.Symptoms, ";"), strings.Join(k.Components, ";"),
-				strings.Join(k.Contributing, ";"), k.Severity, deref(k.Timeline.DetectedAfter), deref(k.Timeline.ResolvedAfter),
-				src, strings.Join(k.Related, ";"), strconv.FormatBool(k.Reviewed()), k.UpdatedAt, k.URL})
+			row := []string{k.ID, k.Org, k.OrgSlug, k.Date, k.DateKind}
+			for _, s := range incidentlib.Sections {
+				switch {
+				case !s.CSV:
+				case s.Kind == incidentlib.Prose:
+					t := s.Text(k)
+					row = append(row, t.EN, t.KO)
+				case s.Kind == incidentlib.Terms:
+					row = append(row, strings.Join(s.Terms(k), ";"))
+				default:
+					row = append(row, strings.Join(s.In(k, c.Vocab, "en"), ";"))
+				}
+			}
+			cw.Write(append(row, deref(k.Timeline.DetectedAfter), deref(k.Timeline.ResolvedAfter),
+				src, strings.Join(k.Related, ";"), strconv.FormatBool(k.Reviewed()), k.UpdatedAt, k.URL))
 		}
 		cw.Flush()
 		return cw.Error()

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/internal/locale"
 	"github.com/incidentlib/incidentlib/internal/search"
 	"github.com/incidentlib/incidentlib/internal/view"
 )
@@ -128,15 +129,11 @@ func printResults(w io.Writer, ix *search.Index, res *search.Result, lang string
 		fmt.Fprintln(w, "note:", n)
 	}
 	if res.Total == 0 {
-		fmt.Fprintln(w, map[string]string{"ko": "결과 없음", "en": "no results"}[lang])
+		fmt.Fprintln(w, locale.T(lang, "search.none"))
 		return
 	}
 	from, to := res.Offset+1, res.Offset+len(res.Hits)
-	if lang == "ko" {
-		fmt.Fprintf(w, "%d건 중 %d~%d번째\n\n", res.Total, from, to)
-	} else {
-		fmt.Fprintf(w, "%d–%d of %d\n\n", from, to, res.Total)
-	}
+	fmt.Fprintf(w, "%s\n\n", locale.Tf(lang, "list.range", res.Total, from, to))
 	for _, h := range res.Hits {
 		fmt.Fprintf(w, "%s  %s · %s\n  %s\n  %s\n\n", h.Case.ID, h.Case.Org, h.Case.Date, h.Case.Title.In(lang),
 			htmlToTerm(h.Snippet))
@@ -149,11 +146,7 @@ func printResults(w io.Writer, ix *search.Index, res *search.Result, lang string
 			}
 			top = append(top, fmt.Sprintf("%s (%d)", c.Label, c.Count))
 		}
-		if lang == "ko" {
-			fmt.Fprintf(w, "이 %d건에서 가장 많이 나오는 구성 요소: %s\n", res.Total, strings.Join(top, ", "))
-		} else {
-			fmt.Fprintf(w, "Most frequent components in these %d cases: %s\n", res.Total, strings.Join(top, ", "))
-		}
+		fmt.Fprintln(w, locale.Tf(lang, "search.top_components", res.Total, strings.Join(top, ", ")))
 	}
 }
 

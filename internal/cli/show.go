@@ -10,7 +10,7 @@ import (
 
 	"github.com/incidentlib/incidentlib"
 	"github.com/incidentlib/incidentlib/internal/corpus"
-	"github.com/incidentlib/incidentlib/internal/i18n"
+	"github.com/incidentlib/incidentlib/internal/locale"
 	"github.com/incidentlib/incidentlib/internal/view"
 )
 
@@ -22,9 +22,11 @@ func showCmd(e *env) *cobra.Command {
 		Short: "Print one case as a page, or as the JSON the API serves",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if !i18n.Valid(lang) {
-				return &ExitError{2, fmt.Errorf("--lang %q is not supported; use ko or en", lang)}
+			l, err := locale.Parse(lang)
+			if err != nil {
+				return &ExitError{2, fmt.Errorf("--lang: %w", err)}
 			}
+			lang = l
 			c, err := e.loadCorpus()
 			if err != nil {
 				return err
@@ -57,7 +59,7 @@ func writeJSON(w io.Writer, v any, indent bool) error {
 
 // renderCase prints the case page: the seed page's sections in their order.
 func renderCase(w io.Writer, c *corpus.Corpus, k *incidentlib.Case, lang string) {
-	t := func(key string) string { return i18n.T(lang, key) }
+	t := func(key string) string { return locale.T(lang, key) }
 	label := func(vocab, id string) string { return c.Vocab.Label(vocab, id, lang) }
 	labels := func(vocab string, ids []string) string {
 		var ls []string
@@ -103,7 +105,7 @@ func renderCase(w io.Writer, c *corpus.Corpus, k *incidentlib.Case, lang string)
 		fmt.Fprintf(w, "  %s: %s\n", f[0], f[1])
 	}
 	section := func(title, body string) { fmt.Fprintf(w, "\n## %s\n%s\n", title, body) }
-	list := func(items []incidentlib.Item) string {
+	list := func(items []string) string {
 		if len(items) == 0 {
 			return t("unknown")
 		}
@@ -112,49 +114,64 @@ func renderCase(w io.Writer, c *corpus.Corpus, k *incidentlib.Case, lang string)
 			if i > 0 {
 				b.WriteByte('\n')
 			}
-			b.WriteString("- " + indentRest(it.Text.In(lang), "  "))
+			b.WriteString("- " + indentRest(it, "  "))
 		}
 		return b.String()
 	}
-	if len(k.Timeline.Events) > 0 {
-		var tl strings.Builder
-		for i, ev := range k.Timeline.Events {
+	sources := func(k *incidentlib.Case) string {
+		var src strings.Builder
+		for i, s := range k.Sources {
 			if i > 0 {
-				tl.WriteByte('\n')
+				src.WriteByte('\n')
 			}
-			fmt.Fprintf(&tl, "- %s  %s", ev.At, indentRest(ev.Text.In(lang), "  "))
-		}
-		section(t("timeline"), tl.String())
-	}
-	section(t("symptoms"), k.SymptomsText.In(lang))
-	section(t("cause"), fmt.Sprintf("%s: %s\n%s: %s\n%s: %s\n\n%s:\n%s",
-		t("root_cause"), label(incidentlib.VocabRootCause, k.RootCause),
-		t("components"), labels(incidentlib.VocabComponents, k.Components),
-		t("contributing"), labels(incidentlib.VocabContributing, k.Contributing),
-		t("trigger"), k.Trigger.In(lang)))
-	section(t("detection"), k.Detection.In(lang))
-	section(t("remediation"), list(k.Remediation))
-	section(t("action_items"), list(k.ActionItems))
-	section(t("lessons"), k.Lessons.In(lang))
-	var src strings.Builder
-	for i, s := range k.Sources {
-		if i > 0 {
-			src.WriteByte('\n')
-		}
-		if s.Title != "" {
-			fmt.Fprintf(&src, "- %s", s.Title)
-			if s.Publisher != "" {
-				fmt.Fprintf(&src, " · %s", s.Publisher)
+			if s.Title != "" {
+				fmt.Fprintf(&src, "- %s", s.Title)
+				if s.Publisher != "" {
+					fmt.Fprintf(&src, " · %s", s.Publisher)
+				}
+				fmt.Fprintf(&src, " (%s)\n  %s", label(incidentlib.VocabSourceKind, s.Kind), s.URL)
+			} else {
+				fmt.Fprintf(&src, "- %s (%s)", s.URL, label(incidentlib.VocabSourceKind, s.Kind))
 			}
-			fmt.Fprintf(&src, " (%s)\n  %s", label(incidentlib.VocabSourceKind, s.Kind), s.URL)
-		} else {
-			fmt.Fprintf(&src, "- %s (%s)", s.URL, label(incidentlib.VocabSourceKind, s.Kind))
+			if s.Archived != nil {
+				fmt.Fprintf(&src, "\n  %s: %s", t("archived"), *s.Archived)
+			}
 		}
-		if s.Archived != nil {
-			fmt.Fprintf(&src, "\n  %s: %s", t("archived"), *s.Archived)
+		return src.String()
+	}
+	// The sections with a place of their own, in the table's order.
+	for i := range incidentlib.Sections {
+		sec := &incidentlib.Sections[i]
+		switch sec.Layout {
+		case incidentlib.LayoutTimeline:
+			if len(k.Timeline.Events) > 0 {
+				var tl strings.Builder
+				for i, ev := range k.Timeline.Events {
+					if i > 0 {
+						tl.WriteByte('\n')
+					}
+					fmt.Fprintf(&tl, "- %s  %s", ev.At, indentRest(ev.Text.In(lang), "  "))
+				}
+				section(t(sec.Words), tl.String())
+			}
+		case incidentlib.LayoutProse:
+			section(t(sec.Words), sec.Text(k).In(lang))
+		case incidentlib.LayoutItems:
+			section(t(sec.Words), list(sec.In(k, c.Vocab, lang)))
+		case incidentlib.LayoutCause:
+			// The cause: its terms, then this section's prose.
+			var b strings.Builder
+			for _, ct := range incidentlib.Sections {
+				if ct.Layout == incidentlib.LayoutCauseTerm {
+					fmt.Fprintf(&b, "%s: %s\n", t(ct.Words), labels(ct.Vocab, ct.Terms(k)))
+				}
+			}
+			fmt.Fprintf(&b, "\n%s:\n%s", t(sec.Words), sec.Text(k).In(lang))
+			section(t("cause"), b.String())
+		case incidentlib.LayoutSources:
+			section(t(sec.Words), sources(k))
 		}
 	}
-	section(t("sources"), src.String())
 	if len(k.Related) > 0 {
 		var rel strings.Builder
 		for i, id := range k.Related {

@@ -12,8 +12,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/incidentlib/incidentlib"
-	"github.com/incidentlib/incidentlib/internal/i18n"
 	"github.com/incidentlib/incidentlib/internal/library"
+	"github.com/incidentlib/incidentlib/internal/locale"
 	"github.com/incidentlib/incidentlib/internal/search"
 )
 
@@ -115,7 +115,7 @@ type ListOutput struct {
 }
 
 func lang(l string) (string, error) {
-	v, err := i18n.ParseLang(l, "en")
+	v, err := locale.ParseOr(l, "en")
 	if err != nil {
 		return "", incidentlib.Errorf(incidentlib.ErrInvalid, "%v", err)
 	}

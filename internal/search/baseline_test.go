@@ -2,6 +2,8 @@ package search_test
 
 import (
 	"database/sql"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode"
@@ -26,27 +28,46 @@ func fts5Recall(t testing.TB, set []judged) float64 {
 	}
 	defer db.Close()
 	db.SetMaxOpenConns(1)
-	if _, err := db.Exec(`CREATE VIRTUAL TABLE cases USING fts5(id UNINDEXED, title, trig, symptoms, terms, summary, org, rest)`); err != nil {
+	// One column a search field, filled from the sections of the table as
+	// the index fills its fields.
+	var cols, marks, weights []string
+	for _, f := range incidentlib.SearchFields {
+		cols = append(cols, `"`+f.Name+`"`)
+		marks = append(marks, "?")
+		weights = append(weights, strconv.FormatFloat(float64(f.Weight), 'g', -1, 32))
+	}
+	if _, err := db.Exec(`CREATE VIRTUAL TABLE cases USING fts5(id UNINDEXED, ` + strings.Join(cols, ", ") + `)`); err != nil {
 		t.Fatal(err)
 	}
-	both := func(x incidentlib.Text) string { return x.EN + "\n" + x.KO }
+	insert := `INSERT INTO cases VALUES (?, ` + strings.Join(marks, ", ") + `)`
 	for _, k := range c.Cases {
-		var terms, rest []string
-		for _, f := range []string{incidentlib.VocabDomain, incidentlib.VocabSymptoms, incidentlib.VocabRootCause, incidentlib.VocabComponents, incidentlib.VocabContributing} {
-			for _, id := range incidentlib.CaseTerms(k, f) {
-				t := c.Vocab.Term(f, id)
-				terms = append(terms, id, t.Label.EN, t.Label.KO)
+		texts := make([][]string, len(incidentlib.SearchFields))
+		for i := range incidentlib.Sections {
+			s := &incidentlib.Sections[i]
+			f := slices.IndexFunc(incidentlib.SearchFields, func(f incidentlib.SearchField) bool { return f.Name == s.Search })
+			if f < 0 {
+				continue
+			}
+			if s.Kind == incidentlib.Terms {
+				for _, id := range s.Terms(k) {
+					t := c.Vocab.Term(s.Vocab, id)
+					texts[f] = append(texts[f], id, t.Label.EN, t.Label.KO)
+				}
+				continue
+			}
+			for _, x := range s.Texts(k, c.Vocab) {
+				texts[f] = append(texts[f], x.EN+"\n"+x.KO)
 			}
 		}
-		rest = append(rest, both(k.Detection), both(k.Lessons))
-		for _, it := range append(k.Remediation, k.ActionItems...) {
-			rest = append(rest, both(it.Text))
+		args := []any{k.ID}
+		for _, ts := range texts {
+			args = append(args, strings.Join(ts, "\n"))
 		}
-		if _, err := db.Exec(`INSERT INTO cases VALUES (?,?,?,?,?,?,?,?)`, k.ID, both(k.Title), both(k.Trigger),
-			both(k.SymptomsText), strings.Join(terms, " "), both(k.Summary), k.Org, strings.Join(rest, "\n")); err != nil {
+		if _, err := db.Exec(insert, args...); err != nil {
 			t.Fatal(err)
 		}
 	}
+	rank := `bm25(cases, 0, ` + strings.Join(weights, ", ") + `)`
 	recall, _ := recallAt5(t, set, func(q string) []string {
 		words := strings.FieldsFunc(q, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 		var quoted []string
@@ -56,7 +77,7 @@ func fts5Recall(t testing.TB, set []judged) float64 {
 		if len(quoted) == 0 {
 			return nil
 		}
-		rows, err := db.Query(`SELECT id FROM cases WHERE cases MATCH ? ORDER BY bm25(cases, 0, 4, 3, 3, 2.5, 2, 2, 1) LIMIT 5`, strings.Join(quoted, " OR "))
+		rows, err := db.Query(`SELECT id FROM cases WHERE cases MATCH ? ORDER BY `+rank+` LIMIT 5`, strings.Join(quoted, " OR "))
 		if err != nil {
 			t.Fatalf("fts5 %q: %v", q, err)
 		}

@@ -387,17 +387,19 @@ func (ix *Index) phraseDocs(phrase []string, candidates bitset) bitset {
 	}
 	set.each(func(d uint32) {
 		c := ix.docs[d]
-		for _, text := range []incidentlib.Text{c.Title, c.Trigger, c.SymptomsText, c.Summary, c.Detection, c.Lessons} {
-			if ix.containsPhrase(text.EN, phrase) || ix.containsPhrase(text.KO, phrase) {
-				out.set(d)
-				return
+		found := false
+		for i := range incidentlib.Sections {
+			if sectionField[i] < 0 || found {
+				continue
 			}
+			ix.eachSectionText(c, &incidentlib.Sections[i], func(text string) {
+				if !found && ix.containsPhrase(text, phrase) {
+					found = true
+				}
+			})
 		}
-		for _, it := range append(append([]incidentlib.Item{}, c.Remediation...), c.ActionItems...) {
-			if ix.containsPhrase(it.Text.EN, phrase) || ix.containsPhrase(it.Text.KO, phrase) {
-				out.set(d)
-				return
-			}
+		if found {
+			out.set(d)
 		}
 	})
 	return out

@@ -11,6 +11,7 @@
 package search
 
 import (
+	"fmt"
 	"runtime"
 	"sort"
 	"strings"
@@ -19,20 +20,48 @@ import (
 	"github.com/incidentlib/incidentlib"
 )
 
-// The text fields of a case and their weights: title, trigger and symptoms
-// above summary above the rest.
-const (
-	fTitle = iota
-	fTrigger
-	fSymptoms
-	fTerms
-	fSummary
-	fOrg
-	fRest
-	nFields
+// The text fields of the index are incidentlib.SearchFields, in their
+// order; each section of incidentlib.Sections names the field it goes
+// into. maxFields bounds them: a hit marks the fields it matched in a uint8.
+const maxFields = 8
+
+var (
+	nFields    = len(incidentlib.SearchFields)
+	fieldBoost [maxFields]float32
+	fieldNames [maxFields]string
+	// sectionField is the field of each section of incidentlib.Sections,
+	// or -1 when the section is not searched.
+	sectionField []int
+	// The fields the engine names: ids rank as if in the title, aliases as
+	// if in the symptoms.
+	fTitle    = fieldNo("title")
+	fSymptoms = fieldNo("symptoms")
 )
 
-var fieldBoost = [nFields]float32{4, 3, 3, 2.5, 2, 2, 1}
+func init() {
+	if nFields > maxFields {
+		panic(fmt.Sprintf("search: %d search fields, at most %d", nFields, maxFields))
+	}
+	for i, f := range incidentlib.SearchFields {
+		fieldBoost[i], fieldNames[i] = f.Weight, f.Name
+	}
+	for _, s := range incidentlib.Sections {
+		f := -1
+		if s.Search != "" {
+			f = fieldNo(s.Search)
+		}
+		sectionField = append(sectionField, f)
+	}
+}
+
+func fieldNo(name string) int {
+	for i, f := range incidentlib.SearchFields {
+		if f.Name == name {
+			return i
+		}
+	}
+	panic("search: no search field " + name)
+}
 
 // FilterFields are the vocabulary fields a search can be filtered and
 // faceted on, in display order.
@@ -60,14 +89,14 @@ type Index struct {
 	public bitset // live documents of public cases
 	rev    bitset // reviewed
 	year   []uint16
-	flen   [nFields][]uint16
-	sumLen [nFields]float64
+	flen   [maxFields][]uint16
+	sumLen [maxFields]float64
 	// sumLenPub and nPublic are the statistics of the public documents:
 	// a public search ranks by them alone, so that nothing about a private
 	// case (not even its words' frequencies) shows in a public answer.
-	sumLenPub [nFields]float64
+	sumLenPub [maxFields]float64
 	nPublic   int
-	post      [nFields]map[string]*postings
+	post      [maxFields]map[string]*postings
 	// termSets maps "vocab/term" (and "org/slug") to its documents.
 	termSets map[string]bitset
 	// newest is every live document, newest first; nil until asked for.
@@ -99,15 +128,15 @@ func New(v *incidentlib.Vocab, cases []*incidentlib.Case) (*Index, error) {
 	// Longer aliases first, so "x509: certificate has expired" is read
 	// before a shorter one inside it.
 	sort.SliceStable(ix.aliases, func(i, j int) bool { return len(ix.aliases[i].lower) > len(ix.aliases[j].lower) })
-	for f := range ix.post {
+	for f := 0; f < nFields; f++ {
 		ix.post[f] = map[string]*postings{}
 	}
 	// Analysis is the costly part: run it on every core, then add the
 	// results in order on one goroutine.
 	type analysed struct {
 		c     *incidentlib.Case
-		terms [nFields]map[string]uint16
-		lens  [nFields]uint16
+		terms [maxFields]map[string]uint16
+		lens  [maxFields]uint16
 	}
 	workers := runtime.GOMAXPROCS(0)
 	in := make(chan int, workers*4)
@@ -143,34 +172,26 @@ func New(v *incidentlib.Vocab, cases []*incidentlib.Case) (*Index, error) {
 }
 
 // analyseCase returns, per field, each analysed term with its frequency,
-// and the field's length in terms.
-func (ix *Index) analyseCase(c *incidentlib.Case, cache stemCache) (terms [nFields]map[string]uint16, lens [nFields]uint16) {
-	both := func(t incidentlib.Text) string { return t.EN + "\n" + t.KO }
-	var rest strings.Builder
-	rest.WriteString(both(c.Detection))
-	rest.WriteByte('\n')
-	rest.WriteString(both(c.Lessons))
-	for _, it := range append(append([]incidentlib.Item{}, c.Remediation...), c.ActionItems...) {
-		rest.WriteByte('\n')
-		rest.WriteString(both(it.Text))
-	}
-	var vt []string
-	for _, f := range FilterFields {
-		if f == incidentlib.VocabSeverity {
+// and the field's length in terms. Each section of incidentlib.Sections
+// with a search field adds its texts in both languages; a Terms section
+// adds its term ids and their labels.
+func (ix *Index) analyseCase(c *incidentlib.Case, cache stemCache) (terms [maxFields]map[string]uint16, lens [maxFields]uint16) {
+	var texts [maxFields]strings.Builder
+	for i := range incidentlib.Sections {
+		f := sectionField[i]
+		if f < 0 {
 			continue
 		}
-		for _, id := range incidentlib.CaseTerms(c, f) {
-			vt = append(vt, id)
-			if t := ix.vocab.Term(f, id); t != nil {
-				vt = append(vt, t.Label.EN, t.Label.KO)
+		b := &texts[f]
+		ix.eachSectionText(c, &incidentlib.Sections[i], func(s string) {
+			if b.Len() > 0 {
+				b.WriteByte('\n')
 			}
-		}
+			b.WriteString(s)
+		})
 	}
-	texts := [nFields]string{
-		fTitle: both(c.Title), fTrigger: both(c.Trigger), fSymptoms: both(c.SymptomsText),
-		fTerms: strings.Join(vt, "\n"), fSummary: both(c.Summary), fOrg: c.Org, fRest: rest.String(),
-	}
-	for f, text := range texts {
+	for f := 0; f < nFields; f++ {
+		text := texts[f].String()
 		m := make(map[string]uint16, len(text)/12)
 		n := 0
 		ix.fast.each(text, cache, func(t string) {
@@ -185,8 +206,33 @@ func (ix *Index) analyseCase(c *incidentlib.Case, cache stemCache) (terms [nFiel
 	return terms, lens
 }
 
+// eachSectionText calls fn with every text of section s that search reads:
+// each text in English and in Korean, and for a Terms section each term id
+// and its labels. Indexing and phrase matching both read it, so what is
+// indexed is what a phrase can match.
+func (ix *Index) eachSectionText(c *incidentlib.Case, s *incidentlib.Section, fn func(string)) {
+	if s.Kind == incidentlib.Terms {
+		for _, id := range s.Terms(c) {
+			fn(id)
+			if t := ix.vocab.Term(s.Vocab, id); t != nil {
+				fn(t.Label.EN)
+				fn(t.Label.KO)
+			}
+		}
+		return
+	}
+	for _, t := range s.Texts(c, ix.vocab) {
+		if t.EN != "" {
+			fn(t.EN)
+		}
+		if t.KO != "" {
+			fn(t.KO)
+		}
+	}
+}
+
 // add appends a document; the caller holds the write lock.
-func (ix *Index) add(c *incidentlib.Case, terms [nFields]map[string]uint16, lens [nFields]uint16) {
+func (ix *Index) add(c *incidentlib.Case, terms [maxFields]map[string]uint16, lens [maxFields]uint16) {
 	if old, ok := ix.byID[c.ID]; ok {
 		ix.retire(old)
 	}

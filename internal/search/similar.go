@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/incidentlib/incidentlib"
+
+	"github.com/incidentlib/incidentlib/internal/locale"
 )
 
 // Weights of the structured overlap between two cases.
@@ -97,7 +99,7 @@ func overlap(p profile, c *incidentlib.Case) (float64, Reason) {
 func (ix *Index) label(r *Reason) {
 	var ko, en []string
 	if r.SameRootCause {
-		ko, en = append(ko, "같은 원인"), append(en, "Same root cause")
+		ko, en = append(ko, locale.T(locale.KO, "reason.same_root_cause")), append(en, locale.T(locale.EN, "reason.same_root_cause"))
 	}
 	labels := func(f string, n int) (string, string) {
 		ids := r.Shared[f]
@@ -114,16 +116,16 @@ func (ix *Index) label(r *Reason) {
 	switch {
 	case len(r.Shared[incidentlib.VocabComponents]) > 0:
 		k, e := labels(incidentlib.VocabComponents, 2)
-		ko, en = append(ko, "공통 "+k), append(en, "Shared "+e)
+		ko, en = append(ko, locale.Tf(locale.KO, "reason.shared", k)), append(en, locale.Tf(locale.EN, "reason.shared", e))
 	case len(r.Shared[incidentlib.VocabSymptoms]) > 0:
 		k, e := labels(incidentlib.VocabSymptoms, 1)
-		ko, en = append(ko, "같은 증상 "+k), append(en, "Same symptom: "+e)
+		ko, en = append(ko, locale.Tf(locale.KO, "reason.same_symptom", k)), append(en, locale.Tf(locale.EN, "reason.same_symptom", e))
 	case len(r.Shared[incidentlib.VocabContributing]) > 0:
 		k, e := labels(incidentlib.VocabContributing, 1)
-		ko, en = append(ko, "같은 기여 요인 "+k), append(en, "Same contributing factor: "+e)
+		ko, en = append(ko, locale.Tf(locale.KO, "reason.same_contributing", k)), append(en, locale.Tf(locale.EN, "reason.same_contributing", e))
 	}
 	if len(ko) == 0 {
-		ko, en = []string{"비슷한 서술"}, []string{"Similar description"}
+		ko, en = []string{locale.T(locale.KO, "reason.similar_text")}, []string{locale.T(locale.EN, "reason.similar_text")}
 	}
 	r.Label = incidentlib.Text{KO: strings.Join(ko, " · "), EN: strings.Join(en, " · ")}
 }

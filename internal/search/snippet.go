@@ -5,12 +5,32 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/incidentlib/incidentlib"
 )
 
 // SnippetLen is roughly how many characters a snippet shows.
 const SnippetLen = 220
 
 type span struct{ start, end int }
+
+// snippetSections are the sections snippets are cut from, in their snippet
+// order, each with its search field.
+var snippetSections = func() []snippetSection {
+	var out []snippetSection
+	for i := range incidentlib.Sections {
+		if s := &incidentlib.Sections[i]; s.Snippet > 0 {
+			out = append(out, snippetSection{s, fieldNo(s.Search)})
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].s.Snippet < out[j].s.Snippet })
+	return out
+}()
+
+type snippetSection struct {
+	s     *incidentlib.Section
+	field int
+}
 
 func joinable(gap string) bool {
 	return gap != "" && len(gap) <= 2 && strings.Trim(gap, "-_.") == ""
@@ -22,9 +42,10 @@ func joinable(gap string) bool {
 // a few texts whatever the size of the corpus.
 //
 // fields says which fields matched (one bit a field, from scoring): only
-// those are read, in the order symptoms, summary, trigger, title; the first
-// with three matches in the reader's language is used, else the one with
-// the most.
+// the sections of those fields that give snippets (Section.Snippet) are
+// read, in their snippet order (summary, symptoms, trigger, title); the
+// first with three matches in the reader's language is used, else the one
+// with the most.
 //
 // The words of those fields are analysed once per document and kept in a
 // bounded cache (snipwords.go), so a snippet mostly scans words and
@@ -38,19 +59,19 @@ func joinable(gap string) bool {
 // want is the query's terms, sorted (wantTerms), nil without terms.
 func (ix *Index) snippet(d uint32, lang string, want []string, fields uint8) (snip, from string) {
 	ds := ix.snips(d)
-	texts := &ds[snipLang(lang)]
+	texts := ds[snipLang(lang)]
 	summary := texts[0].text
 	if want == nil {
 		return html.EscapeString(cut(summary, 0, SnippetLen)), "summary"
 	}
 	best, bestSpans, from := summary, []span(nil), "summary"
 	if len(want) > 0 {
-		for i, f := range snipFields {
-			if fields&(1<<f.bit) == 0 {
+		for i, sn := range snippetSections {
+			if fields&(1<<sn.field) == 0 {
 				continue
 			}
 			if spans := texts[i].spans(want); len(spans) > len(bestSpans) {
-				best, bestSpans, from = texts[i].text, spans, f.name
+				best, bestSpans, from = texts[i].text, spans, fieldNames[sn.field]
 				if len(spans) >= 3 {
 					break // enough to show why it matched; skip the rest
 				}

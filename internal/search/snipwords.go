@@ -9,22 +9,6 @@ import (
 	"github.com/incidentlib/incidentlib"
 )
 
-// snipField is a field a snippet may be cut from.
-type snipField struct {
-	bit  int
-	name string
-	text func(*incidentlib.Case) incidentlib.Text
-}
-
-// snipFields are the fields a snippet may be cut from, in the order they
-// are tried (see snippet).
-var snipFields = [...]snipField{
-	{fSummary, "summary", func(c *incidentlib.Case) incidentlib.Text { return c.Summary }},
-	{fSymptoms, "symptoms", func(c *incidentlib.Case) incidentlib.Text { return c.SymptomsText }},
-	{fTrigger, "trigger", func(c *incidentlib.Case) incidentlib.Text { return c.Trigger }},
-	{fTitle, "title", func(c *incidentlib.Case) incidentlib.Text { return c.Title }},
-}
-
 // snipLangs are the two readings of a text: Korean first (the default) and
 // English first; Text.In gives one or the other for any language.
 var snipLangs = [2]string{"ko", "en"}
@@ -54,14 +38,15 @@ type snipText struct {
 }
 
 // docSnips holds a document's snippet texts: [reading][field].
-type docSnips [len(snipLangs)][len(snipFields)]snipText
+type docSnips [len(snipLangs)][]snipText // [reading][snippetSections index]
 
 // analyseSnips flattens and analyses the snippet fields of c.
 func (ix *Index) analyseSnips(c *incidentlib.Case) *docSnips {
 	var ds docSnips
 	for l, lang := range snipLangs {
-		for f, sf := range snipFields {
-			st := snipText{text: flatten(sf.text(c).In(lang)), off: []int32{0}}
+		ds[l] = make([]snipText, len(snippetSections))
+		for f, sn := range snippetSections {
+			st := snipText{text: flatten(sn.s.Text(c).In(lang)), off: []int32{0}}
 			byTerm := map[string][]int32{}
 			words(st.text, func(start, end int, lower []byte) {
 				w := int32(len(st.words))
@@ -182,4 +167,12 @@ func wantTerms(terms []string) []string {
 	out := slices.Clone(terms)
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+func init() {
+	// snippet takes the summary as snippetSections[0]: the start of the
+	// summary is the snippet when nothing matched.
+	if len(snippetSections) == 0 || snippetSections[0].s.Key != "summary" {
+		panic("search: the summary must be the first snippet section")
+	}
 }

@@ -37,15 +37,15 @@ func TestSnipWordsMatchAnalysis(t *testing.T) {
 		nums := wantTerms(terms)
 		for d, k := range ix.docs {
 			for l, lang := range snipLangs {
-				for f, sf := range snipFields {
-					text := flatten(sf.text(k).In(lang))
+				for f, sn := range snippetSections {
+					text := flatten(sn.s.Text(k).In(lang))
 					st := &ix.snips(uint32(d))[l][f]
 					if st.text != text {
-						t.Fatalf("%s %s %s: stored text differs", k.ID, lang, sf.name)
+						t.Fatalf("%s %s %s: stored text differs", k.ID, lang, sn.s.Key)
 					}
 					got, wantSpans := st.spans(nums), ix.fast.spans(text, want, nil)
 					if diff := cmp.Diff(wantSpans, got, cmp.AllowUnexported(span{})); diff != "" {
-						t.Fatalf("%q in %s %s %s (-analysed now +analysed at indexing):\n%s", q, k.ID, lang, sf.name, diff)
+						t.Fatalf("%q in %s %s %s (-analysed now +analysed once, kept):\n%s", q, k.ID, lang, sn.s.Key, diff)
 					}
 					checked++
 					marked += len(got)

@@ -1,98 +1,9 @@
 package web
 
 import (
-	"os"
-	"regexp"
-	"slices"
 	"strings"
 	"testing"
-
-	"github.com/incidentlib/incidentlib/internal/i18n"
 )
-
-func TestMessagesHaveBothLanguages(t *testing.T) {
-	for key, m := range messages {
-		if strings.TrimSpace(m.KO) == "" || strings.TrimSpace(m.EN) == "" {
-			t.Errorf("message %q lacks a language: %+v", key, m)
-		}
-		if strings.Count(m.KO, "%") != strings.Count(m.EN, "%") {
-			t.Errorf("message %q: the languages take different numbers of arguments", key)
-		}
-	}
-}
-
-// TestEveryKeyResolves scans the templates and the Go code for string keys
-// and checks that each has a translation in both languages.
-func TestEveryKeyResolves(t *testing.T) {
-	keyRe := regexp.MustCompile(`\{\{-?\s*(?:t|tf)\s+"([^"]+)"|\b(?:T|Tf)\(lang, "([^"]+)"|\(t "([^"]+)"\)`)
-	var files []string
-	for _, dir := range []string{"templates", "."} {
-		entries, err := os.ReadDir(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, e := range entries {
-			if n := e.Name(); strings.HasSuffix(n, ".tmpl") || (strings.HasSuffix(n, ".go") && !strings.HasSuffix(n, "_test.go")) {
-				files = append(files, dir+"/"+n)
-			}
-		}
-	}
-	found := 0
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, m := range keyRe.FindAllStringSubmatch(string(b), -1) {
-			key := m[1] + m[2] + m[3]
-			if strings.HasSuffix(key, ".") {
-				continue // a prefix completed at run time; checked below
-			}
-			found++
-			for _, lang := range []string{"ko", "en"} {
-				if !hasKey(lang, key) {
-					t.Errorf("%s: key %q has no %s text", f, key, lang)
-				}
-			}
-		}
-	}
-	if found < 100 {
-		t.Errorf("found only %d keys; the scan is broken", found)
-	}
-	// Keys built at run time.
-	for _, prefix := range []string{"vocab.", "facet.", "date_kind."} {
-		var names []string
-		switch prefix {
-		case "vocab.":
-			names = []string{"domain", "symptoms", "root_cause", "components", "contributing", "severity", "source_kind"}
-		case "facet.":
-			names = []string{"domain", "symptoms", "root_cause", "components", "contributing", "severity", "org"}
-		case "date_kind.":
-			names = []string{"incident", "published"}
-		}
-		for _, n := range names {
-			for _, lang := range []string{"ko", "en"} {
-				if !hasKey(lang, prefix+n) {
-					t.Errorf("key %q has no %s text", prefix+n, lang)
-				}
-			}
-		}
-	}
-	for _, s := range []string{"relevance", "date", "-date"} {
-		if !hasKey("en", "sort."+s) || !hasKey("ko", "sort."+s) {
-			t.Errorf("sort %q has no label", s)
-		}
-	}
-}
-
-// hasKey reports whether key has a text in lang, in the site's strings or
-// the shared ones.
-func hasKey(lang, key string) bool {
-	if m, ok := messages[key]; ok {
-		return m.In(lang) != ""
-	}
-	return slices.Contains(i18n.Keys(lang), key)
-}
 
 func TestProse(t *testing.T) {
 	tests := []struct {

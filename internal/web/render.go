@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/internal/locale"
 )
 
 //go:embed templates/*.tmpl
@@ -99,6 +100,8 @@ func (s *Site) funcs(lang string) template.FuncMap {
 	return template.FuncMap{
 		"t":  func(key string) string { return T(lang, key) },
 		"tf": func(key string, args ...any) string { return Tf(lang, key, args...) },
+		// n words a count: "1 case", "2 cases", "사례 2건".
+		"n": func(key string, n int) string { return locale.N(lang, key, n) },
 		"path": func(p string) string {
 			if p == "/" && prefix != "" {
 				return prefix + "/"
@@ -109,7 +112,12 @@ func (s *Site) funcs(lang string) template.FuncMap {
 		"text":  func(t incidentlib.Text) string { return t.In(lang) },
 		"prose": func(t incidentlib.Text) template.HTML { return prose(t.In(lang)) },
 		"label": func(vocab, id string) string { return s.vocab.Label(vocab, id, lang) },
-		"topic": func(vocab, id string) string { return prefix + s.topicPath(vocab, id) },
+		// The sections of a case, for the case page to range over.
+		"sections":     func() []incidentlib.Section { return incidentlib.Sections },
+		"sectionText":  func(sec incidentlib.Section, c *incidentlib.Case) incidentlib.Text { return sec.Text(c) },
+		"sectionTexts": func(sec incidentlib.Section, c *incidentlib.Case) []incidentlib.Text { return sec.Texts(c, s.vocab) },
+		"caseTerms":    func(vocab string, c *incidentlib.Case) []string { return incidentlib.CaseTerms(c, vocab) },
+		"topic":        func(vocab, id string) string { return prefix + s.topicPath(vocab, id) },
 		"caseURL": func(id string) string {
 			return prefix + incidentlib.CasePath(id)
 		},
@@ -156,17 +164,13 @@ func (s *Site) funcs(lang string) template.FuncMap {
 			}
 			return m, nil
 		},
-		"langName": func(l string) string {
-			if l == "en" {
-				return "English"
-			}
-			return "한국어"
-		},
+		// langName names a language in itself (한국어, English).
+		"langName":   func(l string) string { return T(l, "lang.name") },
 		"fieldLabel": func(f string) string { return T(lang, "facet."+f) },
 		// checkSeverity names a kubegap severity in the page's language;
 		// one this site does not know shows as kubegap wrote it.
 		"checkSeverity": func(sev string) string {
-			if _, ok := messages["check.severity."+sev]; ok {
+			if locale.Has(lang, "check.severity."+sev) {
 				return T(lang, "check.severity."+sev)
 			}
 			return sev

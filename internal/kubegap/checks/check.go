@@ -11,6 +11,8 @@ import (
 
 	"github.com/incidentlib/incidentlib"
 	"github.com/incidentlib/incidentlib/internal/kubegap/inventory"
+
+	"github.com/incidentlib/incidentlib/internal/locale"
 )
 
 // Severity orders findings.
@@ -35,18 +37,8 @@ func (s Severity) String() string {
 	return "unknown"
 }
 
-// Korean returns the severity's Korean label.
-func (s Severity) Korean() string {
-	switch s {
-	case Low:
-		return "낮음"
-	case Medium:
-		return "중간"
-	case High:
-		return "높음"
-	}
-	return "알 수 없음"
-}
+// Label names the severity in lang, from the catalogue of words.
+func (s Severity) Label(lang string) string { return locale.T(lang, "check.severity."+s.String()) }
 
 // MarshalText writes the severity as its name.
 func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil }

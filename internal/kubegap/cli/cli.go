@@ -25,6 +25,8 @@ import (
 	"github.com/incidentlib/incidentlib/internal/kubegap/manifest"
 	"github.com/incidentlib/incidentlib/internal/kubegap/mcptools"
 	"github.com/incidentlib/incidentlib/internal/kubegap/report"
+
+	"github.com/incidentlib/incidentlib/internal/locale"
 )
 
 // Version is kubegap's version, set at link time.
@@ -62,23 +64,27 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 }
 
+// defaultLang reads the language from KUBEGAP_LANG, LC_ALL or LANG, the
+// first that is set: Korean for a Korean locale (ko_KR.UTF-8), else English.
 func defaultLang() string {
 	for _, v := range []string{os.Getenv("KUBEGAP_LANG"), os.Getenv("LC_ALL"), os.Getenv("LANG")} {
 		if v == "" {
 			continue
 		}
-		if strings.HasPrefix(strings.ToLower(v), "ko") {
-			return "ko"
+		if l, err := locale.Parse(v); err == nil {
+			return l
 		}
-		return "en"
+		return locale.EN
 	}
-	return "en"
+	return locale.EN
 }
 
-func checkLang(l string) error {
-	if l != "en" && l != "ko" {
-		return fmt.Errorf("unknown language %q (want ko or en)", l)
+func checkLang(l *string) error {
+	p, err := locale.Parse(*l)
+	if err != nil {
+		return fmt.Errorf("unknown language %q (want ko or en)", *l)
 	}
+	*l = p
 	return nil
 }
 
@@ -144,7 +150,7 @@ func newScan(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
   kubectl get deploy,ds,svc -A -o yaml | kubegap scan -f -`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkLang(f.lang); err != nil {
+			if err := checkLang(&f.lang); err != nil {
 				return err
 			}
 			threshold := checks.Severity(0)
@@ -345,7 +351,7 @@ func newChecks(stdout io.Writer) *cobra.Command {
 		Short: "List the checks (the catalogue)",
 		Args:  cobra.NoArgs,
 		RunE: func(*cobra.Command, []string) error {
-			if err := checkLang(lang); err != nil {
+			if err := checkLang(&lang); err != nil {
 				return err
 			}
 			c, err := loadCorpus()
@@ -367,7 +373,7 @@ func newExplain(stdout io.Writer) *cobra.Command {
 		Short: "Explain a check: what it looks at, why (its cases), how to fix, what it cannot see",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			if err := checkLang(lang); err != nil {
+			if err := checkLang(&lang); err != nil {
 				return err
 			}
 			c := checks.Get(args[0])

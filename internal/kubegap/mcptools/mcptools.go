@@ -20,12 +20,12 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/incidentlib/incidentlib/internal/corpus"
-	"github.com/incidentlib/incidentlib/internal/i18n"
 	"github.com/incidentlib/incidentlib/internal/kubegap"
 	"github.com/incidentlib/incidentlib/internal/kubegap/checks"
 	"github.com/incidentlib/incidentlib/internal/kubegap/live"
 	"github.com/incidentlib/incidentlib/internal/kubegap/manifest"
 	"github.com/incidentlib/incidentlib/internal/kubegap/report"
+	"github.com/incidentlib/incidentlib/internal/locale"
 	"github.com/incidentlib/incidentlib/internal/mcpcase"
 	"github.com/incidentlib/incidentlib/internal/mcpschema"
 )
@@ -134,7 +134,7 @@ type Incident struct {
 	CitedBy []string `json:"cited_by" jsonschema:"the kubegap checks that cite the case"`
 }
 
-func lang(l string) (string, error) { return i18n.ParseLang(l, "en") }
+func lang(l string) (string, error) { return locale.ParseOr(l, "en") }
 
 func readOnly(title string) *mcp.ToolAnnotations {
 	f := false

@@ -9,6 +9,8 @@ import (
 	"github.com/incidentlib/incidentlib"
 	"github.com/incidentlib/incidentlib/internal/kubegap/checks"
 	"github.com/incidentlib/incidentlib/internal/kubegap/inventory"
+
+	"github.com/incidentlib/incidentlib/internal/locale"
 )
 
 // CaseLookup returns a case of the corpus, or nil.
@@ -61,13 +63,13 @@ func WriteExplain(w io.Writer, e Explanation, format, lang string) error {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s (%s)\n%s\n\n", e.ID, e.Severity, e.Title)
-	fmt.Fprintf(&b, "%s\n%s\n%s\n\n", tr(lang, "WHAT IT LOOKS AT", "무엇을 보는가"), wrap(e.LooksAt), tr(lang, "Reads: ", "읽는 종류: ")+strings.Join(e.Kinds, ", "))
-	fmt.Fprintf(&b, "%s\n", tr(lang, "WHY (the incidents behind it)", "왜 (근거가 된 사고)"))
+	fmt.Fprintf(&b, "%s\n%s\n%s\n\n", locale.T(lang, "explain.looks_at"), wrap(e.LooksAt), locale.T(lang, "explain.reads")+strings.Join(e.Kinds, ", "))
+	fmt.Fprintf(&b, "%s\n", locale.T(lang, "explain.why"))
 	for _, c := range e.Why {
 		fmt.Fprintf(&b, "\n%s · %s · %s\n%s\n\n%s\n", c.ID, c.Org, c.Date, c.Title, wrap(c.Summary))
 	}
-	fmt.Fprintf(&b, "\n%s\n%s\n\n", tr(lang, "HOW TO FIX", "고치는 법"), wrap(e.Remediation))
-	fmt.Fprintf(&b, "%s\n%s\n", tr(lang, "WHAT IT CANNOT SEE", "보지 못하는 것"), wrap(e.CannotSee))
+	fmt.Fprintf(&b, "\n%s\n%s\n\n", locale.T(lang, "explain.fix"), wrap(e.Remediation))
+	fmt.Fprintf(&b, "%s\n%s\n", locale.T(lang, "explain.cannot_see"), wrap(e.CannotSee))
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/incidentlib/incidentlib/internal/kubegap/checks"
 	"github.com/incidentlib/incidentlib/internal/kubegap/inventory"
 	"github.com/incidentlib/incidentlib/internal/kubegap/manifest"
+	"github.com/incidentlib/incidentlib/internal/locale"
 )
 
 // Finding is one finding as the JSON report carries it.
@@ -119,19 +120,7 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-func sevLabel(s checks.Severity, lang string) string {
-	if lang == "ko" {
-		return s.Korean()
-	}
-	return s.String()
-}
-
-func tr(lang, en, ko string) string {
-	if lang == "ko" {
-		return ko
-	}
-	return en
-}
+func sevLabel(s checks.Severity, lang string) string { return s.Label(lang) }
 
 func objectText(r inventory.Ref) string { return r.String() }
 
@@ -173,7 +162,7 @@ func summary(res *kubegap.Result, lang string) string {
 	s := fmt.Sprintf("%d %s%s · %d of %d %s evaluated, %d not · %d input %s · %d API %s", len(res.Findings), pl(len(res.Findings), "finding", "findings"), by,
 		res.Evaluated(), res.Checks, pl(res.Checks, "check", "checks"), len(res.NotEvaluated), len(res.Problems), pl(len(res.Problems), "problem", "problems"), res.APIRequests, pl(res.APIRequests, "request", "requests"))
 	if res.Suppressed > 0 {
-		s += fmt.Sprintf(" · %d suppressed", res.Suppressed)
+		s += " · " + locale.N(lang, "report.suppressed", res.Suppressed)
 	}
 	return inputLine(res, lang) + "\n" + s
 }
@@ -238,16 +227,9 @@ func problemLine(p manifest.Problem, lang string) string {
 	return s
 }
 
-func pl(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
 func writeTable(w io.Writer, res *kubegap.Result, lang string) error {
 	if len(res.Findings) > 0 {
-		head := []string{tr(lang, "SEVERITY", "심각도"), tr(lang, "CHECK", "검사"), tr(lang, "OBJECT", "객체"), tr(lang, "CASES", "사례")}
+		head := []string{locale.T(lang, "report.col.severity"), locale.T(lang, "report.col.check"), locale.T(lang, "report.col.object"), locale.T(lang, "report.col.cases")}
 		rows := [][]string{head}
 		for _, f := range res.Findings {
 			rows = append(rows, []string{sevLabel(f.Severity, lang), f.Check, objectText(f.Object) + placeText(res, f.Object), strings.Join(f.Cases, ",")})
@@ -273,7 +255,7 @@ func writeTable(w io.Writer, res *kubegap.Result, lang string) error {
 		}
 	}
 	for _, n := range res.NotEvaluated {
-		fmt.Fprintf(w, "%s %s: %s\n", tr(lang, "not evaluated", "평가하지 못함"), n.Check, n.Reason)
+		fmt.Fprintf(w, "%s %s: %s\n", locale.T(lang, "report.not_evaluated"), n.Check, n.Reason)
 	}
 	for _, p := range res.Problems {
 		fmt.Fprintln(w, problemLine(p, lang))
@@ -309,7 +291,7 @@ func writeMarkdown(w io.Writer, res *kubegap.Result, lang string) error {
 				order = append(order, f.Check)
 			}
 		}
-		fmt.Fprintf(&b, "\n## %s\n\n", tr(lang, "Fixes", "고치는 법"))
+		fmt.Fprintf(&b, "\n## %s\n\n", locale.T(lang, "report.fixes"))
 		for _, id := range order {
 			if c := checks.Get(id); c != nil {
 				fmt.Fprintf(&b, "- `%s`: %s\n", id, c.Remediation.In(lang))
@@ -317,7 +299,7 @@ func writeMarkdown(w io.Writer, res *kubegap.Result, lang string) error {
 		}
 	}
 	if len(res.NotEvaluated) > 0 {
-		fmt.Fprintf(&b, "\n## %s\n\n", tr(lang, "Not evaluated", "평가하지 못한 검사"))
+		fmt.Fprintf(&b, "\n## %s\n\n", locale.T(lang, "report.not_evaluated_heading"))
 		for _, n := range res.NotEvaluated {
 			fmt.Fprintf(&b, "- `%s`: %s\n", n.Check, n.Reason)
 		}
@@ -362,7 +344,7 @@ func WriteCatalogue(w io.Writer, cs []*checks.Check, format, lang string, titleO
 		return writeJSON(w, Catalogue(cs))
 	case "table", "":
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, tr(lang, "ID\tSEVERITY\tCASES\tTITLE", "ID\t심각도\t사례\t제목"))
+		fmt.Fprintln(tw, locale.T(lang, "report.list_head"))
 		for _, c := range cs {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", c.ID, sevLabel(c.Severity, lang), strings.Join(c.Cases, ","), c.Title.In(lang))
 		}
@@ -391,13 +373,13 @@ func writeCatalogueMarkdown(w io.Writer, cs []*checks.Check, titleOf func(id str
 		fmt.Fprintf(&b, "**%s** · %s\n\n", c.Title.EN, c.Title.KO)
 		fmt.Fprintf(&b, "Severity: %s. Reads: %s.\n\n", c.Severity, strings.Join(kindStrings(c.Kinds), ", "))
 		fmt.Fprintf(&b, "**What it looks at.** %s\n\n", c.LooksAt.EN)
-		fmt.Fprintf(&b, "**How to fix.** %s\n\n", c.Remediation.EN)
+		fmt.Fprintf(&b, "**%s.** %s\n\n", locale.T(locale.EN, "report.how_to_fix"), c.Remediation.EN)
 		fmt.Fprintf(&b, "**What it cannot see.** %s\n\n", c.CannotSee.EN)
 		b.WriteString("**Cases.**\n\n")
 		for _, id := range c.Cases {
 			fmt.Fprintf(&b, "- %s: %s\n", id, titleOf(id))
 		}
-		fmt.Fprintf(&b, "\n**해결.** %s\n", c.Remediation.KO)
+		fmt.Fprintf(&b, "\n**%s.** %s\n", locale.T(locale.KO, "report.how_to_fix"), c.Remediation.KO)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
@@ -409,4 +391,21 @@ func kindStrings(ks []inventory.Kind) []string {
 		out[i] = string(k)
 	}
 	return out
+}
+
+// tr picks the Korean or the English of a report line that is not yet in
+// internal/locale's tables.
+func tr(lang, en, ko string) string {
+	if lang == "ko" {
+		return ko
+	}
+	return en
+}
+
+// pl picks the singular or the plural English noun for n.
+func pl(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

@@ -1,0 +1,100 @@
+// Package locale is the catalogue of words of every face of the product:
+// the web pages, the CLI, kubegap's reports. It holds one Korean and one
+// English table (ko.go, en.go) with the same keys, and the one function
+// that reads a language from a flag, a query parameter or the environment.
+//
+// Case texts and kubegap's check texts are data, not words of the
+// interface: they live with the cases and the checks as incidentlib.Text.
+package locale
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// The languages, and the default of the web pages and the CLI.
+const (
+	KO      = "ko"
+	EN      = "en"
+	Default = KO
+)
+
+// Langs are the supported languages, the default first.
+var Langs = []string{KO, EN}
+
+var tables = map[string]map[string]string{KO: ko, EN: en}
+
+// Parse reads a language: ko or en, in any case, with or without a region,
+// encoding or modifier as in a locale name (ko-KR, ko_KR.UTF-8, en-US,
+// EN). Anything else, the empty string included, is an error that says
+// what is accepted.
+func Parse(s string) (string, error) {
+	l := strings.ToLower(strings.TrimSpace(s))
+	if i := strings.IndexAny(l, ".@"); i >= 0 {
+		l = l[:i]
+	}
+	if i := strings.IndexAny(l, "-_"); i >= 0 {
+		l = l[:i]
+	}
+	switch l {
+	case KO, EN:
+		return l, nil
+	}
+	if len(s) > 20 {
+		s = s[:20] + "…"
+	}
+	return "", fmt.Errorf("lang %q is not supported; use ko or en", s)
+}
+
+// ParseOr is Parse with a default: the empty string gives def.
+func ParseOr(s, def string) (string, error) {
+	if strings.TrimSpace(s) == "" {
+		return def, nil
+	}
+	return Parse(s)
+}
+
+// T returns the words key in lang. A language other than ko or en reads
+// the default's table; a missing key shows as itself, which the tests
+// catch.
+func T(lang, key string) string {
+	m, ok := tables[lang]
+	if !ok {
+		m = tables[Default]
+	}
+	if s, ok := m[key]; ok {
+		return s
+	}
+	return key
+}
+
+// Tf formats the words key in lang with args.
+func Tf(lang, key string, args ...any) string { return fmt.Sprintf(T(lang, key), args...) }
+
+// N formats a count n with the words key.one or key.other: English takes
+// .one for 1 and .other for every other number; Korean has no plural and
+// puts its counter (건, 개, 회) in .other, which it always takes.
+func N(lang, key string, n int) string {
+	form := ".other"
+	if n == 1 && lang == EN {
+		form = ".one"
+	}
+	return fmt.Sprintf(T(lang, key+form), n)
+}
+
+// Keys returns the keys of lang's table, sorted.
+func Keys(lang string) []string {
+	var ks []string
+	for k := range tables[lang] {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+// Has reports whether lang's table holds key.
+func Has(lang, key string) bool {
+	_, ok := tables[lang][key]
+	return ok
+}
