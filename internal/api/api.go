@@ -33,6 +33,7 @@ type API struct {
 	token   string // empty: writes are disabled
 	log     *slog.Logger
 	now     func() time.Time
+	bodies  bodies // encoded public cases
 }
 
 // New returns the API: reads from r, writes to w. token guards writes;
@@ -338,6 +339,15 @@ func (a *API) getCase(w http.ResponseWriter, r *http.Request) error {
 	}
 	if c.Private {
 		w.Header().Set("Cache-Control", "private, no-store")
+	} else if len(fields) == 0 && q.Get("lang") == "" {
+		// The whole case in both languages, the common read: its JSON
+		// and ETag are kept per case (cases are never changed in place).
+		e, err := a.bodies.get(c, func() (any, error) { return a.withURL(c), nil })
+		if err != nil {
+			return err
+		}
+		writeEncoded(w, r, http.StatusOK, e.body, e.etag)
+		return nil
 	}
 	out, err := keepFields(a.withURL(c), fields, "")
 	if err != nil {

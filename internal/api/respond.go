@@ -82,22 +82,42 @@ func WriteJSON(w http.ResponseWriter, r *http.Request, status int, v any) {
 			bodyPool.Put(buf)
 		}
 	}()
+	if err := encodeJSON(buf, v); err != nil {
+		WriteErrorCode(w, http.StatusInternalServerError, "internal", "the answer could not be encoded")
+		return
+	}
+	etag := ""
+	if r.Method == http.MethodGet || r.Method == http.MethodHead {
+		etag = etagOf(buf.Bytes())
+	}
+	writeEncoded(w, r, status, buf.Bytes(), etag)
+}
+
+// encodeJSON writes v as JSON and a newline, as encoding/json's Encoder
+// does with HTML escaping off.
+func encodeJSON(buf *bytes.Buffer, v any) error {
 	if a, ok := v.(jsonAppender); ok {
 		b := a.AppendJSON(buf.AvailableBuffer())
 		buf.Write(append(b, '\n'))
-	} else {
-		enc := json.NewEncoder(buf)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(v); err != nil {
-			WriteErrorCode(w, http.StatusInternalServerError, "internal", "the answer could not be encoded")
-			return
-		}
+		return nil
 	}
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// etagOf is the strong ETag of a body.
+func etagOf(body []byte) string {
+	sum := sha256.Sum256(body)
+	return `"` + hex.EncodeToString(sum[:12]) + `"`
+}
+
+// writeEncoded answers body, already encoded, with its ETag on a GET or
+// HEAD; a matching If-None-Match gets 304 Not Modified.
+func writeEncoded(w http.ResponseWriter, r *http.Request, status int, body []byte, etag string) {
 	h := w.Header()
 	h.Set("Content-Type", "application/json; charset=utf-8")
-	if r.Method == http.MethodGet || r.Method == http.MethodHead {
-		sum := sha256.Sum256(buf.Bytes())
-		etag := `"` + hex.EncodeToString(sum[:12]) + `"`
+	if (r.Method == http.MethodGet || r.Method == http.MethodHead) && etag != "" {
 		h.Set("ETag", etag)
 		if h.Get("Cache-Control") == "" {
 			h.Set("Cache-Control", "public, max-age=60")
@@ -109,6 +129,6 @@ func WriteJSON(w http.ResponseWriter, r *http.Request, status int, v any) {
 	}
 	w.WriteHeader(status)
 	if r.Method != http.MethodHead {
-		w.Write(buf.Bytes())
+		w.Write(body)
 	}
 }

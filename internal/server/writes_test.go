@@ -228,3 +228,38 @@ func TestPrivateWriteLeavesPublicAnswersUnchanged(t *testing.T) {
 		}
 	}
 }
+
+// TestCaseBodyFollowsWrites: the whole-case answer is kept encoded per
+// case, so it must follow every write: after an update GET answers the new
+// text with a new ETag (the old one no longer matches), after a delete 404.
+func TestCaseBodyFollowsWrites(t *testing.T) {
+	ts := newServer(t, nil)
+	first := ts.get(t, "/api/cases/IL-0049")
+	again := ts.get(t, "/api/cases/IL-0049")
+	if first.status != 200 || string(first.body) != string(again.body) || first.header.Get("ETag") != again.header.Get("ETag") {
+		t.Fatalf("two reads differ: %d %q %q", first.status, first.header.Get("ETag"), again.header.Get("ETag"))
+	}
+	var c incidentlib.Case
+	if err := json.Unmarshal(first.body, &c); err != nil {
+		t.Fatal(err)
+	}
+	c.Title.EN = "numbatzephyr " + c.Title.EN
+	c.URL = ""
+	b, _ := json.Marshal(&c)
+	if r := ts.do(t, "PUT", "/api/cases/IL-0049", string(b), auth()...); r.status != http.StatusOK {
+		t.Fatalf("update: %d %.300s", r.status, r.body)
+	}
+	after := ts.get(t, "/api/cases/IL-0049")
+	if !strings.Contains(string(after.body), "numbatzephyr") || after.header.Get("ETag") == first.header.Get("ETag") {
+		t.Fatalf("GET after an update answers the old case (ETag %s)", after.header.Get("ETag"))
+	}
+	if r := ts.get(t, "/api/cases/IL-0049", "If-None-Match", first.header.Get("ETag")); r.status != 200 {
+		t.Fatalf("the old ETag still matches after an update: %d", r.status)
+	}
+	if r := ts.do(t, "DELETE", "/api/cases/IL-0049", "", auth()...); r.status != http.StatusNoContent && r.status != 200 {
+		t.Fatalf("delete: %d %.300s", r.status, r.body)
+	}
+	if r := ts.get(t, "/api/cases/IL-0049"); r.status != 404 {
+		t.Fatalf("GET after a delete: %d", r.status)
+	}
+}
