@@ -3,6 +3,7 @@ package search
 import (
 	"container/list"
 	"maps"
+	"math/bits"
 	"slices"
 	"sync"
 
@@ -132,32 +133,39 @@ func (c *snipCache) forget(d uint32) {
 // spans returns the byte ranges of the words of st that yield a term in
 // want (sorted, without repeats), in text order.
 func (st *snipText) spans(want []string) []span {
-	var buf [64]int32
-	ws := buf[:0]
-	held := 0
-	for i, j := 0, 0; i < len(st.uniq) && j < len(want); {
-		switch {
-		case st.uniq[i] < want[j]:
-			i++
-		case st.uniq[i] > want[j]:
-			j++
-		default:
-			ws = append(ws, st.occ[st.off[i]:st.off[i+1]]...)
-			held++
-			i++
-			j++
+	// The words of the terms of want the field holds (a query has a few
+	// terms and a field hundreds, so each is looked up by binary search),
+	// as a bit set over the words: text order and no repeats come free.
+	var small [8]uint64
+	var set []uint64
+	if n := (len(st.words) + 63) / 64; n <= len(small) {
+		set = small[:n]
+	} else {
+		set = make([]uint64, n)
+	}
+	count := 0
+	for _, t := range want {
+		i, ok := slices.BinarySearch(st.uniq, t)
+		if !ok {
+			continue
+		}
+		for _, w := range st.occ[st.off[i]:st.off[i+1]] {
+			if bit := uint64(1) << (w & 63); set[w>>6]&bit == 0 {
+				set[w>>6] |= bit
+				count++
+			}
 		}
 	}
-	if len(ws) == 0 {
+	if count == 0 {
 		return nil
 	}
-	if held > 1 {
-		slices.Sort(ws)
-		ws = slices.Compact(ws)
-	}
-	out := make([]span, len(ws))
-	for i, w := range ws {
-		out[i] = span{int(st.words[w].start), int(st.words[w].end)}
+	out := make([]span, 0, count)
+	for i, word := range set {
+		for word != 0 {
+			w := i*64 + bits.TrailingZeros64(word)
+			out = append(out, span{int(st.words[w].start), int(st.words[w].end)})
+			word &= word - 1
+		}
 	}
 	return out
 }
