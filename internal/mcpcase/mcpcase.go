@@ -56,29 +56,19 @@ func ValidView(v string) bool { return v == "" || v == ViewFull || v == ViewSumm
 // Project is c in language l ("en" or "ko") and view v ("" means full). url
 // is the case's address, or "" where no site serves it.
 func Project(c *incidentlib.Case, l, v, url string) Incident {
-	srcs := []string{}
-	for _, x := range c.Sources {
-		srcs = append(srcs, x.URL)
-	}
 	related := c.Related
 	if related == nil {
 		related = []string{}
 	}
 	inc := Incident{
-		ID: c.ID, Org: c.Org, Date: c.Date, DateKind: c.DateKind, Title: c.Title.In(l), Summary: c.Summary.In(l),
-		Trigger: c.Trigger.In(l), Symptoms: c.SymptomsText.In(l), Detection: c.Detection.In(l),
-		Remediation: texts(c.Remediation, l), ActionItems: texts(c.ActionItems, l), Lessons: c.Lessons.In(l),
-		Impact: c.Impact, Severity: c.Severity, RootCause: c.RootCause,
-		Terms:         map[string][]string{"domain": c.Domain, "symptoms": c.Symptoms, "components": c.Components, "contributing": c.Contributing},
+		ID: c.ID, Org: c.Org, Date: c.Date, DateKind: c.DateKind, Impact: c.Impact,
 		DetectedAfter: deref(c.Timeline.DetectedAfter), ResolvedAfter: deref(c.Timeline.ResolvedAfter),
-		Timeline: events(c.Timeline.Events, l),
-		Sources:  srcs, Related: related, Reviewed: c.Reviewed(), URL: url,
+		Related: related, Reviewed: c.Reviewed(), URL: url,
 	}
-	if v == ViewSummary {
-		// What an agent needs to judge whether to read on.
-		inc.Symptoms, inc.Detection, inc.Lessons = "", "", ""
-		inc.Remediation, inc.ActionItems, inc.Timeline = nil, nil, nil
-	}
+	// The sections come from the table (incidentlib.Sections); the summary
+	// view keeps its short ones, what an agent needs to judge whether to
+	// read on.
+	fillSections(&inc, c, nil, l, v == ViewSummary)
 	return inc
 }
 
@@ -86,14 +76,6 @@ func events(evs []incidentlib.Event, l string) []TimelineEvent {
 	var out []TimelineEvent
 	for _, e := range evs {
 		out = append(out, TimelineEvent{At: e.At, Text: e.Text.In(l)})
-	}
-	return out
-}
-
-func texts(items []incidentlib.Item, l string) []string {
-	out := []string{}
-	for _, it := range items {
-		out = append(out, it.Text.In(l))
 	}
 	return out
 }
