@@ -91,8 +91,7 @@ func assumedNote(src inventory.Source, ref inventory.Ref, lang string) string {
 	if !src.NamespaceAssumed {
 		return ""
 	}
-	return tr(lang, fmt.Sprintf(" (namespace %s assumed: the manifest names none; -n sets it)", ref.Namespace),
-		fmt.Sprintf(" (네임스페이스 %s로 가정: 매니페스트에 없음, -n으로 지정)", ref.Namespace))
+	return locale.Tf(lang, "report.ns_assumed", ref.Namespace)
 }
 
 // Formats are the scan report formats.
@@ -152,15 +151,9 @@ func summary(res *kubegap.Result, lang string) string {
 	if len(parts) > 0 {
 		by = " (" + strings.Join(parts, ", ") + ")"
 	}
-	if lang == "ko" {
-		s := fmt.Sprintf("발견 %d건%s · 검사 %d개 중 %d개 평가 · 평가하지 못한 검사 %d개 · 입력 문제 %d건 · API 요청 %d회", len(res.Findings), by, res.Checks, res.Evaluated(), len(res.NotEvaluated), len(res.Problems), res.APIRequests)
-		if res.Suppressed > 0 {
-			s += fmt.Sprintf(" · 억제 %d건", res.Suppressed)
-		}
-		return inputLine(res, lang) + "\n" + s
-	}
-	s := fmt.Sprintf("%d %s%s · %d of %d %s evaluated, %d not · %d input %s · %d API %s", len(res.Findings), pl(len(res.Findings), "finding", "findings"), by,
-		res.Evaluated(), res.Checks, pl(res.Checks, "check", "checks"), len(res.NotEvaluated), len(res.Problems), pl(len(res.Problems), "problem", "problems"), res.APIRequests, pl(res.APIRequests, "request", "requests"))
+	s := locale.N(lang, "report.findings", len(res.Findings)) + by + " · " +
+		fmt.Sprintf(locale.T(lang, plural(lang, "report.evaluated", res.Checks)), res.Evaluated(), res.Checks, len(res.NotEvaluated)) + " · " +
+		locale.N(lang, "report.input_problems", len(res.Problems)) + " · " + locale.N(lang, "report.api_requests", res.APIRequests)
 	if res.Suppressed > 0 {
 		s += " · " + locale.N(lang, "report.suppressed", res.Suppressed)
 	}
@@ -177,29 +170,25 @@ func inputLine(res *kubegap.Result, lang string) string {
 		why = append(why, fmt.Sprintf("%d %s", so.Count, so.Reason))
 	}
 	if res.Input == nil {
-		if lang == "ko" {
-			return fmt.Sprintf("클러스터에서 객체 %d개를 읽음", in.Objects)
-		}
-		return fmt.Sprintf("read %d %s from the cluster", in.Objects, pl(in.Objects, "object", "objects"))
+		return locale.N(lang, "report.read_cluster", in.Objects)
 	}
-	if lang == "ko" {
-		s := fmt.Sprintf("파일 %d개, 객체 %d개를 읽고 %d개를 검사함", in.Files, in.Objects, in.Checked)
-		if len(in.SkippedFiles) > 0 {
-			s += fmt.Sprintf(" · 건너뛴 파일 %d개 (%s)", len(in.SkippedFiles), skipReasons(in.SkippedFiles))
-		}
-		if skippedObjs > 0 {
-			s += fmt.Sprintf(" · 건너뛴 객체 %d개 (%s)", skippedObjs, strings.Join(why, "; "))
-		}
-		return s
-	}
-	s := fmt.Sprintf("read %d %s, %d %s (%d checked)", in.Files, pl(in.Files, "file", "files"), in.Objects, pl(in.Objects, "object", "objects"), in.Checked)
+	s := locale.Tf(lang, "report.read", locale.N(lang, "report.files", in.Files), locale.N(lang, "report.objects", in.Objects), in.Checked)
 	if len(in.SkippedFiles) > 0 {
-		s += fmt.Sprintf(" · skipped %d %s (%s)", len(in.SkippedFiles), pl(len(in.SkippedFiles), "file", "files"), skipReasons(in.SkippedFiles))
+		s += locale.Tf(lang, "report.skipped", locale.N(lang, "report.files", len(in.SkippedFiles)), skipReasons(in.SkippedFiles))
 	}
 	if skippedObjs > 0 {
-		s += fmt.Sprintf(" · skipped %d %s (%s)", skippedObjs, pl(skippedObjs, "object", "objects"), strings.Join(why, "; "))
+		s += locale.Tf(lang, "report.skipped", locale.N(lang, "report.objects", skippedObjs), strings.Join(why, "; "))
 	}
 	return s
+}
+
+// plural is key's plural form for n in lang, as locale.N picks it, for a
+// line with more numbers than the one it agrees with.
+func plural(lang, key string, n int) string {
+	if n == 1 && lang == locale.EN {
+		return key + ".one"
+	}
+	return key + ".other"
 }
 
 func skipReasons(sk []manifest.Skip) string {
@@ -219,9 +208,9 @@ func skipReasons(sk []manifest.Skip) string {
 }
 
 func problemLine(p manifest.Problem, lang string) string {
-	label := tr(lang, "problem", "입력 문제")
+	label := locale.T(lang, "report.problem")
 	if p.Level == manifest.LevelWarning {
-		label = tr(lang, "warning", "경고")
+		label = locale.T(lang, "report.warning")
 	}
 	s := label + ": " + p.String()
 	return s
@@ -305,7 +294,7 @@ func writeMarkdown(w io.Writer, res *kubegap.Result, lang string) error {
 		}
 	}
 	if len(res.Problems) > 0 {
-		fmt.Fprintf(&b, "\n## %s\n\n", tr(lang, "Input problems", "입력 문제"))
+		fmt.Fprintf(&b, "\n## %s\n\n", locale.T(lang, "report.problems_heading"))
 		for _, p := range res.Problems {
 			fmt.Fprintf(&b, "- %s\n", problemLine(p, lang))
 		}
@@ -391,21 +380,4 @@ func kindStrings(ks []inventory.Kind) []string {
 		out[i] = string(k)
 	}
 	return out
-}
-
-// tr picks the Korean or the English of a report line that is not yet in
-// internal/locale's tables.
-func tr(lang, en, ko string) string {
-	if lang == "ko" {
-		return ko
-	}
-	return en
-}
-
-// pl picks the singular or the plural English noun for n.
-func pl(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
