@@ -181,17 +181,6 @@ func serviceAccount(t *corev1.PodTemplateSpec) string {
 	return "default"
 }
 
-// pdbCovers reports whether some PodDisruptionBudget in ns selects the
-// template's labels.
-func pdbCovers(inv *inventory.Inventory, ns string, t *corev1.PodTemplateSpec) bool {
-	for _, p := range inv.PDBs {
-		if p.Namespace == ns && selectorMatches(p.Spec.Selector, t.Labels) {
-			return true
-		}
-	}
-	return false
-}
-
 // estimatedPods is the number of pods the cluster runs: counted when pods
 // were read, else summed from the workloads.
 func estimatedPods(inv *inventory.Inventory) int {

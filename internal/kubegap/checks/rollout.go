@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 
 	"github.com/incidentlib/incidentlib"
 	"github.com/incidentlib/incidentlib/internal/kubegap/inventory"
@@ -37,14 +38,19 @@ func serviceSelectorExtraLabel() *Check {
 	}
 	s.Run = func(inv *inventory.Inventory) []Finding {
 		var out []Finding
-		ws := workloads(inv)
+		// A Service only selects pods of its own namespace: compare it
+		// with those workloads alone, not with every workload.
+		byNS := map[string][]workload{}
+		for _, w := range workloads(inv) {
+			byNS[w.Ref.Namespace] = append(byNS[w.Ref.Namespace], w)
+		}
 		for _, svc := range inv.Services {
 			sel := svc.Spec.Selector
 			if len(sel) == 0 {
 				continue
 			}
-			for _, w := range ws {
-				if w.Ref.Namespace != svc.Namespace || w.Ref.Kind == "Job" || w.Ref.Kind == "CronJob" || w.Selector == nil {
+			for _, w := range byNS[svc.Namespace] {
+				if w.Ref.Kind == "Job" || w.Ref.Kind == "CronJob" || w.Selector == nil {
 					continue
 				}
 				if !mapSelects(sel, w.Template.Labels) {
@@ -181,11 +187,24 @@ func noDisruptionBudget() *Check {
 	}
 	b.Run = func(inv *inventory.Inventory) []Finding {
 		var out []Finding
+		// Budgets by namespace: a budget only covers pods of its own.
+		pdbs := map[string][]*policyv1.PodDisruptionBudget{}
+		for _, p := range inv.PDBs {
+			pdbs[p.Namespace] = append(pdbs[p.Namespace], p)
+		}
+		covered := func(ns string, labels map[string]string) bool {
+			for _, p := range pdbs[ns] {
+				if selectorMatches(p.Spec.Selector, labels) {
+					return true
+				}
+			}
+			return false
+		}
 		for _, w := range workloads(inv) {
 			if (w.Ref.Kind != "Deployment" && w.Ref.Kind != "StatefulSet") || w.Replicas < 2 {
 				continue
 			}
-			if pdbCovers(inv, w.Ref.Namespace, w.Template) {
+			if covered(w.Ref.Namespace, w.Template.Labels) {
 				continue
 			}
 			sev := Low
