@@ -297,6 +297,12 @@ func skipSummary(sk []manifest.Skip) string {
 	if len(sk) == 0 {
 		return ""
 	}
+	return fmt.Sprintf("%d %s skipped: %s", len(sk), plural(len(sk), "file", "files"), SkipReasons(sk))
+}
+
+// SkipReasons counts skipped files by reason, in the order the reasons
+// first came: "2 not Kubernetes: …; 1 Helm chart: use --chart".
+func SkipReasons(sk []manifest.Skip) string {
 	by := map[string]int{}
 	var order []string
 	for _, s := range sk {
@@ -305,11 +311,11 @@ func skipSummary(sk []manifest.Skip) string {
 		}
 		by[s.Reason]++
 	}
-	var parts []string
-	for _, r := range order {
-		parts = append(parts, fmt.Sprintf("%d %s", by[r], r))
+	parts := make([]string, len(order))
+	for i, r := range order {
+		parts[i] = fmt.Sprintf("%d %s", by[r], r)
 	}
-	return fmt.Sprintf("%d %s skipped: %s", len(sk), plural(len(sk), "file", "files"), strings.Join(parts, "; "))
+	return strings.Join(parts, "; ")
 }
 
 // NothingChecked is an error when the checks read none of the input's

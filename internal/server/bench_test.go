@@ -53,24 +53,7 @@ func BenchmarkAPISearchJudged(b *testing.B) {
 func BenchmarkMCPSearchJudged(b *testing.B) {
 	ts := newServer(b, nil)
 	h := ts.srv.Handler()
-	var bodies []string
-	for _, u := range judgedURLs(b) {
-		q, _ := url.ParseQuery(strings.TrimPrefix(u, "/api/cases?"))
-		arg, _ := json.Marshal(q.Get("q"))
-		bodies = append(bodies, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search_incidents","arguments":{"query":`+string(arg)+`,"limit":5}}}`)
-	}
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		req := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(bodies[i%len(bodies)]))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("MCP-Protocol-Version", "2025-06-18")
-		w := httptest.NewRecorder()
-		h.ServeHTTP(w, req)
-		if w.Code != 200 || !strings.Contains(w.Body.String(), `"result"`) {
-			b.Fatal(w.Code, w.Body.String())
-		}
-	}
+	callJudged(b, h)
 }
 
 // BenchmarkMCPTrivialTool is the MCP ceiling beside BenchmarkMCPSearchJudged:
@@ -86,6 +69,11 @@ func BenchmarkMCPTrivialTool(b *testing.B) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil, nil
 	})
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{Stateless: true, MaxRequestBodyBytes: 1 << 20})
+	callJudged(b, h)
+}
+
+// callJudged calls search_incidents on h with each judged query in turn.
+func callJudged(b *testing.B, h http.Handler) {
 	var bodies []string
 	for _, u := range judgedURLs(b) {
 		q, _ := url.ParseQuery(strings.TrimPrefix(u, "/api/cases?"))

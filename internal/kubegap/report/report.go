@@ -174,7 +174,7 @@ func inputLine(res *kubegap.Result, lang string) string {
 	}
 	s := locale.Tf(lang, "report.read", locale.N(lang, "report.files", in.Files), locale.N(lang, "report.objects", in.Objects), in.Checked)
 	if len(in.SkippedFiles) > 0 {
-		s += locale.Tf(lang, "report.skipped", locale.N(lang, "report.files", len(in.SkippedFiles)), skipReasons(in.SkippedFiles))
+		s += locale.Tf(lang, "report.skipped", locale.N(lang, "report.files", len(in.SkippedFiles)), kubegap.SkipReasons(in.SkippedFiles))
 	}
 	if skippedObjs > 0 {
 		s += locale.Tf(lang, "report.skipped", locale.N(lang, "report.objects", skippedObjs), strings.Join(why, "; "))
@@ -189,22 +189,6 @@ func plural(lang, key string, n int) string {
 		return key + ".one"
 	}
 	return key + ".other"
-}
-
-func skipReasons(sk []manifest.Skip) string {
-	by := map[string]int{}
-	var order []string
-	for _, s := range sk {
-		if by[s.Reason] == 0 {
-			order = append(order, s.Reason)
-		}
-		by[s.Reason]++
-	}
-	parts := make([]string, len(order))
-	for i, r := range order {
-		parts[i] = fmt.Sprintf("%d %s", by[r], r)
-	}
-	return strings.Join(parts, "; ")
 }
 
 func problemLine(p manifest.Problem, lang string) string {
