@@ -42,6 +42,9 @@ type Incident struct {
 	Related       []string            `json:"related"`
 	Reviewed      bool                `json:"reviewed" jsonschema:"whether a person has checked the case against its sources"`
 	URL           string              `json:"url,omitempty" jsonschema:"the case's page, where a site serves the library"`
+	// More are the sections with an MCP name that none of the fields
+	// above has (see Field); MarshalJSON writes them after the fields.
+	More []Field `json:"-"`
 }
 
 // TimelineEvent is one moment of an incident's timeline.

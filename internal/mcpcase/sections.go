@@ -22,8 +22,9 @@ var incidentField = func() map[string]int {
 // incidentlib.Sections: each section with an MCP name goes into the
 // Incident field of that JSON name (prose as a string, items as a list,
 // terms by vocabulary into the terms map or as the one id). short keeps
-// only the sections of the short view. A section whose MCP name Incident
-// lacks panics, which TestIncidentHasEverySection catches.
+// only the sections of the short view. A prose or items section whose MCP
+// name Incident has no field for goes into More; one of another kind
+// panics, which TestIncidentHasEverySection catches.
 func fillSections(inc *Incident, c *incidentlib.Case, v *incidentlib.Vocab, l string, short bool) {
 	iv := reflect.ValueOf(inc).Elem()
 	for i := range incidentlib.Sections {
@@ -33,7 +34,19 @@ func fillSections(inc *Incident, c *incidentlib.Case, v *incidentlib.Vocab, l st
 		}
 		fi, ok := incidentField[s.MCP]
 		if !ok {
-			panic("mcpserver: Incident has no field " + s.MCP + " for section " + s.Key)
+			// A section without a field of its own: prose or items, by
+			// the table alone (Schema gives its property).
+			if _, err := moreSchema(s); err != nil {
+				panic("mcpcase: " + err.Error())
+			}
+			switch texts := s.In(c, v, l); {
+			case len(texts) == 0 || s.Kind == incidentlib.Prose && strings.Join(texts, "") == "":
+			case s.Kind == incidentlib.Prose:
+				inc.More = append(inc.More, Field{s.MCP, strings.Join(texts, "\n")})
+			default:
+				inc.More = append(inc.More, Field{s.MCP, append([]string{}, texts...)})
+			}
+			continue
 		}
 		f := iv.Field(fi)
 		switch {

@@ -60,7 +60,7 @@ type tool struct {
 func newTool[In, Out any](def *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) tool {
 	in := inputSchema[In]()
 	def.InputSchema = in
-	out, err := jsonschema.For[Out](&jsonschema.ForOptions{})
+	out, err := outputSchema[Out]()
 	if err != nil {
 		panic(fmt.Sprintf("tool %s: output schema: %v", def.Name, err))
 	}
@@ -100,6 +100,19 @@ func newTool[In, Out any](def *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) tool {
 			return res, nil
 		})
 	}}
+}
+
+// outputSchema is the schema of Out's answers: the one Out gives itself
+// (mcpcase.Incident adds the sections the table gives it), or the one
+// inferred from its fields.
+func outputSchema[Out any]() (*jsonschema.Schema, error) {
+	var zero Out
+	if s, ok := any(zero).(interface {
+		OutputSchema() (*jsonschema.Schema, error)
+	}); ok {
+		return s.OutputSchema()
+	}
+	return jsonschema.For[Out](&jsonschema.ForOptions{})
 }
 
 // validArguments checks a call's arguments against the tool's input

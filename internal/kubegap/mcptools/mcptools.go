@@ -134,6 +134,26 @@ type Incident struct {
 	CitedBy []string `json:"cited_by" jsonschema:"the kubegap checks that cite the case"`
 }
 
+// MarshalJSON writes the case as mcpcase.Incident does, then cited_by.
+func (inc Incident) MarshalJSON() ([]byte, error) {
+	b, err := inc.Incident.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	return mcpcase.AppendField(b, "cited_by", inc.CitedBy)
+}
+
+// OutputSchema is the schema of Incident, with the sections the table
+// gives mcpcase.Incident.
+func (Incident) OutputSchema() (*jsonschema.Schema, error) { return mcpcase.Schema[Incident]() }
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
 func lang(l string) (string, error) { return locale.ParseOr(l, "en") }
 
 func readOnly(title string) *mcp.ToolAnnotations {
@@ -191,11 +211,12 @@ func NewServer(o Options) *mcp.Server {
 	})
 
 	mcp.AddTool(s, &mcp.Tool{
-		Name:        "get_incident",
-		Title:       "Get an incident case",
-		Description: "One case of the incident library by id (IL-NNNN): summary, trigger, lessons, remediation, sources, and the kubegap checks that cite it.",
-		Annotations: readOnly("Get an incident"),
-		InputSchema: mcpschema.Input[IncidentInput](),
+		Name:         "get_incident",
+		Title:        "Get an incident case",
+		Description:  "One case of the incident library by id (IL-NNNN): summary, trigger, lessons, remediation, sources, and the kubegap checks that cite it.",
+		Annotations:  readOnly("Get an incident"),
+		InputSchema:  mcpschema.Input[IncidentInput](),
+		OutputSchema: must(Incident{}.OutputSchema()),
 	}, func(_ context.Context, _ *mcp.CallToolRequest, in IncidentInput) (*mcp.CallToolResult, Incident, error) {
 		l, err := lang(in.Lang)
 		if err != nil {
