@@ -113,8 +113,12 @@ func (s *Site) funcs(lang string) template.FuncMap {
 		"prose": func(t incidentlib.Text) template.HTML { return prose(t.In(lang)) },
 		"label": func(vocab, id string) string { return s.vocab.Label(vocab, id, lang) },
 		// The sections of a case, for the case page to range over.
-		"sections":     func() []incidentlib.Section { return incidentlib.Sections },
-		"sectionText":  func(sec incidentlib.Section, c *incidentlib.Case) incidentlib.Text { return sec.Text(c) },
+		"sections":    func() []incidentlib.Section { return incidentlib.Sections },
+		"sectionText": func(sec incidentlib.Section, c *incidentlib.Case) incidentlib.Text { return sec.Text(c) },
+		"hasText": func(sec incidentlib.Section, c *incidentlib.Case) bool {
+			t := sec.Text(c)
+			return t.EN != "" || t.KO != ""
+		},
 		"sectionTexts": func(sec incidentlib.Section, c *incidentlib.Case) []incidentlib.Text { return sec.Texts(c, s.vocab) },
 		"caseTerms":    func(vocab string, c *incidentlib.Case) []string { return incidentlib.CaseTerms(c, vocab) },
 		"topic":        func(vocab, id string) string { return prefix + s.topicPath(vocab, id) },

@@ -24,6 +24,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
+	"github.com/incidentlib/incidentlib"
 	"github.com/incidentlib/incidentlib/internal/corpus"
 	"github.com/incidentlib/incidentlib/internal/search"
 	"github.com/incidentlib/incidentlib/internal/web"
@@ -362,9 +363,34 @@ func TestReaderJourney(t *testing.T) {
 		t.Errorf("case page shows %s, want the first result %s", caseID, firstID)
 	}
 	headings := eval[[]string](t, ctx, `[...document.querySelectorAll('article.case h2')].map(h => h.textContent.trim())`)
-	wantH := []string{"증상", "원인", "감지", "조치", "후속 조치", "교훈", "출처", "관련 사례", "내 클러스터에도 있는지 확인하기", "AI 도구와 스크립트용"}
-	if k := c.Case(caseID); k != nil && len(k.Timeline.Events) > 0 {
-		wantH = append([]string{"타임라인"}, wantH...)
+	// The case's sections with a place of their own, in the table's order
+	// (an empty timeline or optional prose section has none), then the
+	// page's own.
+	var wantH []string
+	if k := c.Case(caseID); k != nil {
+		for _, s := range incidentlib.Sections {
+			words := s.Words
+			switch s.Layout {
+			case incidentlib.LayoutTimeline:
+				if len(k.Timeline.Events) == 0 {
+					continue
+				}
+			case incidentlib.LayoutCause:
+				words = "cause"
+			case incidentlib.LayoutProse:
+				if t := s.Text(k); s.Chips == "" && t.EN == "" && t.KO == "" {
+					continue
+				}
+			case incidentlib.LayoutItems, incidentlib.LayoutSources:
+			default:
+				continue
+			}
+			wantH = append(wantH, web.T("ko", words))
+		}
+	}
+	wantH = append(wantH, "관련 사례", "내 클러스터에도 있는지 확인하기", "AI 도구와 스크립트용")
+	if !slices.Contains(wantH, "증상") || !slices.Contains(wantH, "교훈") || !slices.Contains(wantH, "원인") {
+		t.Errorf("the sections table gives the case page the headings %q", wantH)
 	}
 	if !slices.Equal(headings, wantH) {
 		t.Errorf("case sections = %q, want %q", headings, wantH)
