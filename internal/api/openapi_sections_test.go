@@ -6,13 +6,28 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/incidentlib/incidentlib"
 )
 
 // TestOpenAPISectionsFromTable: the file as it is needs nothing added, and
 // a text section the file does not describe is added to the Case schema
 // from its row (a required field also to "required").
 func TestOpenAPISectionsFromTable(t *testing.T) {
-	if !bytes.Equal(OpenAPI, openapiFile) {
+	// A file that describes every text section is served as it is, byte
+	// for byte (its order and layout kept).
+	var file map[string]any
+	if err := json.Unmarshal(openapiFile, &file); err != nil {
+		t.Fatal(err)
+	}
+	fileProps := file["components"].(map[string]any)["schemas"].(map[string]any)["Case"].(map[string]any)["properties"].(map[string]any)
+	complete := true
+	for _, s := range incidentlib.Sections {
+		if _, ok := fileProps[s.Key]; !ok && (s.Kind == incidentlib.Prose || s.Kind == incidentlib.Items) {
+			complete = false
+		}
+	}
+	if complete && !bytes.Equal(OpenAPI, openapiFile) {
 		t.Errorf("openapi.json describes every section, so it should be served as it is")
 	}
 	for _, key := range []string{"lessons", "remediation"} {
