@@ -4,13 +4,15 @@ package api
 
 import (
 	"bytes"
-	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/http"
 	"sync"
+
+	"github.com/cespare/xxhash/v2"
 
 	"github.com/incidentlib/incidentlib"
 	"github.com/incidentlib/incidentlib/internal/httpx"
@@ -106,10 +108,16 @@ func encodeJSON(buf *bytes.Buffer, v any) error {
 	return enc.Encode(v)
 }
 
-// etagOf is the strong ETag of a body.
+// etagOf is the strong ETag of a body: its 64-bit xxHash, the same in
+// every replica. A validator needs no cryptographic hash (a client only
+// ever compares it with the ETag the same URL gave it), and xxHash runs at
+// memory speed where SHA-256 took a twentieth of a search's time.
 func etagOf(body []byte) string {
-	sum := sha256.Sum256(body)
-	return `"` + hex.EncodeToString(sum[:12]) + `"`
+	var b [2 + 16]byte
+	b[0] = '"'
+	hex.Encode(b[1:17], binary.BigEndian.AppendUint64(nil, xxhash.Sum64(body)))
+	b[17] = '"'
+	return string(b[:])
 }
 
 // writeEncoded answers body, already encoded, with its ETag on a GET or

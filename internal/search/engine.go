@@ -159,6 +159,76 @@ func (sc *scratch) reset() {
 
 var scratchPool = sync.Pool{New: func() any { return &scratch{} }}
 
+// termStats are a term's document frequencies among the documents a search
+// ranks by (the public ones, or every live one with private cases): in
+// each field, and in any field.
+type termStats struct {
+	df  [maxFields]int32
+	any int32
+}
+
+// statsCacheTerms bounds the terms statsCache keeps for each of its two
+// sets: past it the set starts again empty, so that queries of invented
+// words cannot grow it without end.
+const statsCacheTerms = 1 << 16
+
+// statsCache keeps termStats by term, for public searches [0] and for
+// searches with private cases [1]: counting a term's visible documents in
+// every posting list was a tenth of a search. It is emptied by every
+// change of the index (resetStats, under the write lock), and filled under
+// the read lock, so it always describes the documents the search sees.
+type statsCache struct {
+	mu sync.RWMutex
+	m  [2]map[string]termStats
+}
+
+// resetStats empties the cache; the caller holds the write lock.
+func (ix *Index) resetStats() {
+	ix.stats.mu.Lock()
+	ix.stats.m = [2]map[string]termStats{{}, {}}
+	ix.stats.mu.Unlock()
+}
+
+// statsOf returns t's document frequencies among visible (the public
+// documents, or with includePrivate every live one). The caller holds the
+// read lock.
+func (ix *Index) statsOf(t string, includePrivate bool, visible bitset) termStats {
+	k := 0
+	if includePrivate {
+		k = 1
+	}
+	c := &ix.stats
+	c.mu.RLock()
+	st, ok := c.m[k][t]
+	c.mu.RUnlock()
+	if ok {
+		return st
+	}
+	var holders bitset
+	for f := 0; f < nFields; f++ {
+		pl := ix.post[f][t]
+		if pl == nil {
+			continue
+		}
+		n := int32(0)
+		for _, d := range pl.docs {
+			if visible.has(d) {
+				n++
+				holders.set(d)
+			}
+		}
+		st.df[f] = n
+	}
+	st.any = int32(holders.count())
+	c.mu.Lock()
+	if c.m[k] == nil || len(c.m[k]) >= statsCacheTerms {
+		c.m[k] = map[string]termStats{}
+	}
+	c.m[k][t] = st
+	c.mu.Unlock()
+	return st
+}
+
 // allowed is the set of documents a search may return: live, visible and
 // through every filter. The caller holds the read lock.
 func (ix *Index) allowed(q *Query) bitset {
@@ -245,17 +315,7 @@ func (ix *Index) score(p textPlan, allowed bitset, includePrivate bool, sc *scra
 		if w, ok := termW[t]; ok {
 			return w
 		}
-		var holders bitset
-		for f := 0; f < nFields; f++ {
-			if pl := ix.post[f][t]; pl != nil {
-				for _, d := range pl.docs {
-					if visible.has(d) {
-						holders.set(d)
-					}
-				}
-			}
-		}
-		w := float32(math.Log(1 + N/float64(holders.count()+1)))
+		w := float32(math.Log(1 + N/float64(ix.statsOf(t, includePrivate, visible).any+1)))
 		termW[t] = w
 		sc.totalW += w
 		return w
@@ -267,20 +327,13 @@ func (ix *Index) score(p textPlan, allowed bitset, includePrivate bool, sc *scra
 			termNo[t] = no
 		}
 		tw := weigh(t)
+		st := ix.statsOf(t, includePrivate, visible)
 		for f := 0; f < nFields; f++ {
-			pl := ix.post[f][t]
-			if pl == nil {
-				continue
-			}
-			n := 0
-			for _, d := range pl.docs {
-				if visible.has(d) {
-					n++
-				}
-			}
+			n := st.df[f]
 			if n == 0 {
 				continue
 			}
+			pl := ix.post[f][t]
 			df := float64(n)
 			idf := float32(math.Log(1 + (N-df+0.5)/(df+0.5)))
 			avg := float32(sums[f] / N)
@@ -530,18 +583,24 @@ func (ix *Index) Search(q Query) (*Result, error) {
 		} else {
 			page = nil
 		}
-		var want []string
-		if len(p.marks) > 0 {
-			want = wantTerms(p.marks)
+		// The page's analysed fields first: the query's terms are then
+		// numbered by the dictionary that holds all of theirs.
+		ds := make([]*docSnips, len(page))
+		for i, d := range page {
+			ds[i] = ix.snips(d)
 		}
-		for _, d := range page {
+		var want []uint32
+		if len(p.marks) > 0 {
+			want = ix.snipCache.ids(p.marks)
+		}
+		for i, d := range page {
 			c := ix.docs[d]
 			var score float64
 			mask := uint8(0xff)
 			if int(d) < len(sc.score) {
 				score, mask = float64(sc.score[d]), sc.fields[d]
 			}
-			snip, from := ix.snippet(d, q.Lang, want, mask)
+			snip, from := snippet(ds[i], q.Lang, want, mask)
 			h := Hit{Case: c, Score: score, Snippet: snip, SnippetFrom: from}
 			if res.Terms > 0 && int(d) < len(sc.mw) && sc.totalW > 0 {
 				h.Match = math.Min(1, float64(sc.mw[d]/sc.totalW))
@@ -599,6 +658,9 @@ type facetEntry struct {
 // term order, with its set and labels. The caller holds the write lock,
 // after any change to the documents (a change may move a set).
 func (ix *Index) buildFacets() {
+	// Every change of the index ends here (New, Upsert, Delete): the
+	// term statistics it kept describe the documents before it.
+	ix.resetStats()
 	tab := make([]facetEntry, 0, len(ix.termSets))
 	for key, set := range ix.termSets {
 		f, term, _ := strings.Cut(key, "/")

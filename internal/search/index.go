@@ -111,6 +111,8 @@ type Index struct {
 	// facetTab lists the keys of termSets with their labels, in term
 	// order; rebuilt after every change (buildFacets).
 	facetTab []facetEntry
+	// stats keeps terms' document frequencies (statsOf).
+	stats statsCache
 }
 
 // New builds an index over cases.

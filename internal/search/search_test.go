@@ -651,3 +651,70 @@ func TestFacetsFollowChanges(t *testing.T) {
 		t.Errorf("org facet after delete: %d, want 0", n)
 	}
 }
+
+// TestStatisticsFollowWrites: after an update, an addition and a deletion,
+// an index answers exactly as one built afresh over the same cases (the
+// term statistics it keeps between searches describe the documents now).
+func TestStatisticsFollowWrites(t *testing.T) {
+	c, err := corpus.LoadEmbedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := search.New(c.Vocab, c.Cases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	queries := []string{"conntrack", "CoreDNS OOM", "certificate expired webhook", "etcd 메모리"}
+	answers := func(ix *search.Index) string {
+		var b strings.Builder
+		for _, q := range queries {
+			res := mustSearch(t, ix, search.Query{Text: q, Limit: 30, NoFacets: true})
+			fmt.Fprintf(&b, "%s: %d", q, res.Total)
+			for _, h := range res.Hits {
+				fmt.Fprintf(&b, " %s=%.6f/%.4f", h.Case.ID, h.Score, h.Match)
+			}
+			b.WriteByte('\n')
+		}
+		return b.String()
+	}
+	cases := append([]*incidentlib.Case{}, c.Cases...)
+	answers(ix) // fill what it keeps
+	check := func(step string) {
+		t.Helper()
+		fresh, err := search.New(c.Vocab, cases)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer fresh.Close()
+		if got, want := answers(ix), answers(fresh); got != want {
+			t.Errorf("after %s the index answers otherwise than one built afresh:\n got %s\nwant %s", step, got, want)
+		}
+	}
+	// A new case that says the queries' words many times.
+	add := *c.Case("IL-0049")
+	add.ID = "IL-9990"
+	add.Summary.EN = strings.Repeat("conntrack CoreDNS OOM certificate expired webhook etcd ", 20)
+	if err := ix.Upsert(&add); err != nil {
+		t.Fatal(err)
+	}
+	cases = append(cases, &add)
+	check("an addition")
+	upd := add
+	upd.Summary.EN = "nothing of the sort"
+	if err := ix.Upsert(&upd); err != nil {
+		t.Fatal(err)
+	}
+	cases[len(cases)-1] = &upd
+	check("an update")
+	if err := ix.Delete("IL-0049"); err != nil {
+		t.Fatal(err)
+	}
+	for i, k := range cases {
+		if k.ID == "IL-0049" {
+			cases = append(cases[:i], cases[i+1:]...)
+			break
+		}
+	}
+	check("a deletion")
+}

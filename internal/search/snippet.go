@@ -56,9 +56,9 @@ func joinable(gap string) bool {
 // snippet was cut from ("summary", "symptoms", "trigger" or "title"). The
 // text is flattened first, so no Markdown marker or backtick shows.
 //
-// want is the query's terms, sorted (wantTerms), nil without terms.
-func (ix *Index) snippet(d uint32, lang string, want []string, fields uint8) (snip, from string) {
-	ds := ix.snips(d)
+// ds is the document's analysed fields (snips); want is the query's
+// terms as dictionary numbers (snipCache.ids), nil without terms.
+func snippet(ds *docSnips, lang string, want []uint32, fields uint8) (snip, from string) {
 	texts := ds[snipLang(lang)]
 	summary := texts[0].text
 	if want == nil {
@@ -160,6 +160,7 @@ func mark(best string, bestSpans []span) string {
 		end--
 	}
 	var b strings.Builder
+	b.Grow(end - start + len(bestSpans)*len("<mark></mark>") + 2*len("…") + 16)
 	if start > 0 {
 		b.WriteString("…")
 	}
@@ -174,13 +175,13 @@ func mark(best string, bestSpans []span) string {
 		if s.end > end {
 			s.end = end
 		}
-		b.WriteString(flat(html.EscapeString(best[pos:s.start])))
+		writeEscaped(&b, best[pos:s.start])
 		b.WriteString("<mark>")
-		b.WriteString(html.EscapeString(best[s.start:s.end]))
+		writeEscaped(&b, best[s.start:s.end])
 		b.WriteString("</mark>")
 		pos = s.end
 	}
-	b.WriteString(flat(html.EscapeString(best[pos:end])))
+	writeEscaped(&b, best[pos:end])
 	if end < len(best) {
 		b.WriteString("…")
 	}
@@ -188,6 +189,34 @@ func mark(best string, bestSpans []span) string {
 }
 
 func flat(s string) string { return strings.ReplaceAll(s, "\n", " ") }
+
+// writeEscaped writes flat(html.EscapeString(s)) to b in one pass.
+func writeEscaped(b *strings.Builder, s string) {
+	last := 0
+	for i := 0; i < len(s); i++ {
+		var esc string
+		switch s[i] {
+		case '<':
+			esc = "&lt;"
+		case '>':
+			esc = "&gt;"
+		case '&':
+			esc = "&amp;"
+		case '\'':
+			esc = "&#39;"
+		case '"':
+			esc = "&#34;"
+		case '\n':
+			esc = " "
+		default:
+			continue
+		}
+		b.WriteString(s[last:i])
+		b.WriteString(esc)
+		last = i + 1
+	}
+	b.WriteString(s[last:])
+}
 
 // cut returns about n bytes of s from start, ending on a rune boundary.
 func cut(s string, start, n int) string {

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"cmp"
 	"container/list"
 	"maps"
 	"math/bits"
@@ -31,9 +32,12 @@ type snipWord struct{ start, end int32 }
 type snipText struct {
 	text  string
 	words []snipWord
-	// uniq is the field's terms, sorted; the words of uniq[k] are
-	// occ[off[k]:off[k+1]], in order.
-	uniq []string
+	// uniq is the field's terms as numbers of the cache's dictionary
+	// (snipCache.ids), sorted; the words of uniq[k] are occ[off[k]:off[k+1]],
+	// in order. Numbers, not strings: a snippet looks each query term up in
+	// several fields of every hit, and comparing numbers is what makes that
+	// cheap.
+	uniq []uint32
 	off  []int32
 	occ  []int32
 }
@@ -62,9 +66,17 @@ func (ix *Index) analyseSnips(c *incidentlib.Case) *docSnips {
 					st.words = append(st.words, snipWord{int32(start), int32(end)})
 				}
 			})
-			st.uniq = slices.Sorted(maps.Keys(byTerm))
-			for _, t := range st.uniq {
-				st.occ = append(st.occ, byTerm[t]...)
+			terms := slices.Sorted(maps.Keys(byTerm))
+			ids := ix.snipCache.number(terms)
+			order := make([]int, len(terms))
+			for i := range order {
+				order[i] = i
+			}
+			slices.SortFunc(order, func(a, b int) int { return cmp.Compare(ids[a], ids[b]) })
+			st.uniq = make([]uint32, 0, len(terms))
+			for _, i := range order {
+				st.uniq = append(st.uniq, ids[i])
+				st.occ = append(st.occ, byTerm[terms[i]]...)
 				st.off = append(st.off, int32(len(st.occ)))
 			}
 			ds[l][f] = st
@@ -85,6 +97,44 @@ type snipCache struct {
 	mu sync.Mutex
 	m  map[uint32]*list.Element
 	ll *list.List // of *snipEntry, most recent first
+
+	// dict numbers the terms of the analysed fields, for snipText.uniq;
+	// a number, once given, is never taken back or changed.
+	dmu  sync.RWMutex
+	dict map[string]uint32
+}
+
+// number returns the dictionary numbers of terms, adding the new ones.
+func (c *snipCache) number(terms []string) []uint32 {
+	out := make([]uint32, len(terms))
+	c.dmu.Lock()
+	defer c.dmu.Unlock()
+	for i, t := range terms {
+		n, ok := c.dict[t]
+		if !ok {
+			n = uint32(len(c.dict))
+			c.dict[t] = n
+		}
+		out[i] = n
+	}
+	return out
+}
+
+// ids returns the numbers of the terms the dictionary knows, sorted and
+// without repeats (spans' want). A term it does not know is in no analysed
+// field, so it could mark nothing: call ids after the fields a snippet
+// reads were analysed (snips).
+func (c *snipCache) ids(terms []string) []uint32 {
+	out := make([]uint32, 0, len(terms))
+	c.dmu.RLock()
+	for _, t := range terms {
+		if n, ok := c.dict[t]; ok {
+			out = append(out, n)
+		}
+	}
+	c.dmu.RUnlock()
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 type snipEntry struct {
@@ -92,7 +142,9 @@ type snipEntry struct {
 	ds *docSnips
 }
 
-func newSnipCache() *snipCache { return &snipCache{m: map[uint32]*list.Element{}, ll: list.New()} }
+func newSnipCache() *snipCache {
+	return &snipCache{m: map[uint32]*list.Element{}, ll: list.New(), dict: map[string]uint32{}}
+}
 
 // snips returns document d's analysed snippet fields. The caller holds the
 // index's read or write lock.
@@ -131,8 +183,9 @@ func (c *snipCache) forget(d uint32) {
 }
 
 // spans returns the byte ranges of the words of st that yield a term in
-// want (sorted, without repeats), in text order.
-func (st *snipText) spans(want []string) []span {
+// want (dictionary numbers, sorted, without repeats: snipCache.ids), in
+// text order.
+func (st *snipText) spans(want []uint32) []span {
 	// The words of the terms of want the field holds (a query has a few
 	// terms and a field hundreds, so each is looked up by binary search),
 	// as a bit set over the words: text order and no repeats come free.
@@ -144,8 +197,14 @@ func (st *snipText) spans(want []string) []span {
 		set = make([]uint64, n)
 	}
 	count := 0
+	uniq := st.uniq
+	base := 0
 	for _, t := range want {
-		i, ok := slices.BinarySearch(st.uniq, t)
+		// want is sorted too: each search starts after the last found.
+		i, ok := slices.BinarySearch(uniq, t)
+		uniq = uniq[i:]
+		base += i
+		i = base
 		if !ok {
 			continue
 		}
@@ -168,13 +227,6 @@ func (st *snipText) spans(want []string) []span {
 		}
 	}
 	return out
-}
-
-// wantTerms returns terms sorted and without repeats, for spans.
-func wantTerms(terms []string) []string {
-	out := slices.Clone(terms)
-	slices.Sort(out)
-	return slices.Compact(out)
 }
 
 func init() {

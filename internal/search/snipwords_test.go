@@ -1,6 +1,8 @@
 package search
 
 import (
+	"html"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -34,7 +36,10 @@ func TestSnipWordsMatchAnalysis(t *testing.T) {
 		for _, term := range terms {
 			want[term] = true
 		}
-		nums := wantTerms(terms)
+		for d := range ix.docs {
+			ix.snips(uint32(d))
+		}
+		nums := ix.snipCache.ids(terms)
 		for d, k := range ix.docs {
 			for l, lang := range snipLangs {
 				for f, sn := range snippetSections {
@@ -57,4 +62,19 @@ func TestSnipWordsMatchAnalysis(t *testing.T) {
 		t.Fatalf("checked %d texts, %d spans marked: the test saw too little", checked, marked)
 	}
 	t.Logf("%d texts, %d spans", checked, marked)
+}
+
+// FuzzWriteEscaped: the one-pass escape writes what escaping and
+// flattening did, for any text.
+func FuzzWriteEscaped(f *testing.F) {
+	for _, s := range []string{"", "plain", `<a href="x">&'</a>`, "line\nnext", "한국어 <mark> & \"인용\"\n", "\xff\xfe<"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var b strings.Builder
+		writeEscaped(&b, s)
+		if want := flat(html.EscapeString(s)); b.String() != want {
+			t.Errorf("writeEscaped(%q) = %q, want %q", s, b.String(), want)
+		}
+	})
 }

@@ -1,6 +1,7 @@
 package view
 
 import (
+	"encoding/binary"
 	"math"
 	"slices"
 	"strconv"
@@ -137,6 +138,12 @@ func appendFloat(b []byte, f float64) []byte {
 
 const hex = "0123456789abcdef"
 
+// lo and hi are the low and the high bit of each byte of a word.
+const (
+	lo = 0x0101010101010101
+	hi = 0x8080808080808080
+)
+
 // plain marks the ASCII bytes a JSON string holds as they are.
 var plain = func() (t [utf8.RuneSelf]bool) {
 	for c := 0x20; c < utf8.RuneSelf; c++ {
@@ -152,6 +159,21 @@ func appendString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		// Eight plain ASCII bytes at a time: none below 0x20, none a quote
+		// or a backslash, none with the high bit.
+		for i+8 <= len(s) {
+			v := binary.LittleEndian.Uint64([]byte(s[i : i+8]))
+			ctl := v - lo*0x20          // a byte below 0x20 borrows
+			quote := (v ^ lo*'"') - lo  // a quote becomes 0, and borrows
+			slash := (v ^ lo*'\\') - lo // so does a backslash
+			if (ctl|quote|slash|v)&hi != 0 {
+				break
+			}
+			i += 8
+		}
+		if i >= len(s) {
+			break
+		}
 		if c := s[i]; c < utf8.RuneSelf {
 			if plain[c] {
 				i++
