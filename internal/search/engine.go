@@ -148,13 +148,18 @@ type scratch struct {
 	mw      []float32 // the summed weight of those terms
 	totalW  float32   // the weight of all the query's terms
 	last    []uint16  // the last term counted for the document, plus one
+	// tmask has bit k-1 set for each term numbered k (termNo, k <= 64)
+	// the document holds: its snippet looks up only those.
+	tmask   []uint64
+	termNo  map[string]uint16 // the query's distinct scored terms, numbered from 1
 	touched []uint32
 }
 
 func (sc *scratch) reset() {
 	for _, d := range sc.touched {
-		sc.score[d], sc.fields[d], sc.nterms[d], sc.last[d], sc.mw[d] = 0, 0, 0, 0, 0
+		sc.score[d], sc.fields[d], sc.nterms[d], sc.last[d], sc.mw[d], sc.tmask[d] = 0, 0, 0, 0, 0, 0
 	}
+	clear(sc.termNo)
 }
 
 var scratchPool = sync.Pool{New: func() any { return &scratch{} }}
@@ -290,8 +295,12 @@ func (ix *Index) score(p textPlan, allowed bitset, includePrivate bool, sc *scra
 		sc.nterms = make([]uint16, n)
 		sc.mw = make([]float32, n)
 		sc.last = make([]uint16, n)
+		sc.tmask = make([]uint64, n)
 	}
-	sc.score, sc.fields, sc.nterms, sc.last, sc.mw = sc.score[:n], sc.fields[:n], sc.nterms[:n], sc.last[:n], sc.mw[:n]
+	sc.score, sc.fields, sc.nterms, sc.last, sc.mw, sc.tmask = sc.score[:n], sc.fields[:n], sc.nterms[:n], sc.last[:n], sc.mw[:n], sc.tmask[:n]
+	if sc.termNo == nil {
+		sc.termNo = map[string]uint16{}
+	}
 	sc.touched = sc.touched[:0]
 	add := func(d uint32, v float32, f int) {
 		if sc.score[d] == 0 {
@@ -305,7 +314,7 @@ func (ix *Index) score(p textPlan, allowed bitset, includePrivate bool, sc *scra
 		visible, sums, nVisible = ix.live, &ix.sumLen, ix.nLive
 	}
 	N := float64(max(nVisible, 1))
-	termNo := map[string]uint16{}
+	termNo := sc.termNo
 	// Each query term weighs what it tells: log(1 + N/(df+1)) over the
 	// documents holding it in any field. A word no case holds weighs most,
 	// so a question about sourdough is not "matched" by its common words.
@@ -353,6 +362,9 @@ func (ix *Index) score(p textPlan, allowed bitset, includePrivate bool, sc *scra
 					sc.last[d] = no
 					sc.nterms[d]++
 					sc.mw[d] += tw
+					if no <= 64 {
+						sc.tmask[d] |= 1 << (no - 1)
+					}
 				}
 			}
 		}
@@ -589,16 +601,24 @@ func (ix *Index) Search(q Query) (*Result, error) {
 		for i, d := range page {
 			ds[i] = ix.snips(d)
 		}
-		var want []uint32
+		var marks []markTerm
 		if len(p.marks) > 0 {
-			want = ix.snipCache.ids(p.marks)
+			marks = ix.snipCache.markTerms(p.marks, sc.termNo)
 		}
+		var want []uint32
 		for i, d := range page {
 			c := ix.docs[d]
 			var score float64
 			mask := uint8(0xff)
 			if int(d) < len(sc.score) {
 				score, mask = float64(sc.score[d]), sc.fields[d]
+			}
+			if marks != nil {
+				var tmask uint64 = math.MaxUint64
+				if int(d) < len(sc.tmask) && len(sc.termNo) <= 64 {
+					tmask = sc.tmask[d]
+				}
+				want = wantOf(marks, tmask, want[:0])
 			}
 			snip, from := snippet(ds[i], q.Lang, want, mask)
 			h := Hit{Case: c, Score: score, Snippet: snip, SnippetFrom: from}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"container/list"
 	"maps"
+	"math"
 	"math/bits"
 	"slices"
 	"sync"
@@ -118,6 +119,49 @@ func (c *snipCache) number(terms []string) []uint32 {
 		out[i] = n
 	}
 	return out
+}
+
+// markTerm is a term a snippet marks: its dictionary number, and the bit
+// of its query term number in scratch.tmask (all bits when it has none).
+type markTerm struct {
+	id  uint32
+	bit uint64
+}
+
+// markTerms returns the terms the dictionary knows, by number and without
+// repeats, each with its bit of termNo (scratch.termNo). Call it after the
+// fields a snippet reads were analysed (snips).
+func (c *snipCache) markTerms(terms []string, termNo map[string]uint16) []markTerm {
+	out := make([]markTerm, 0, len(terms))
+	c.dmu.RLock()
+	for _, t := range terms {
+		n, ok := c.dict[t]
+		if !ok {
+			continue
+		}
+		bit := uint64(math.MaxUint64)
+		if no := termNo[t]; no >= 1 && no <= 64 {
+			bit = 1 << (no - 1)
+		}
+		out = append(out, markTerm{n, bit})
+	}
+	c.dmu.RUnlock()
+	slices.SortFunc(out, func(a, b markTerm) int { return cmp.Compare(a.id, b.id) })
+	return slices.CompactFunc(out, func(a, b markTerm) bool { return a.id == b.id })
+}
+
+// wantOf appends to buf the numbers of the marks whose bit tmask has:
+// the terms a document holds (scratch.tmask), for spans.
+func wantOf(marks []markTerm, tmask uint64, buf []uint32) []uint32 {
+	for _, m := range marks {
+		if m.bit&tmask != 0 {
+			buf = append(buf, m.id)
+		}
+	}
+	if buf == nil {
+		buf = []uint32{} // terms, none held: not "no query terms"
+	}
+	return buf
 }
 
 // ids returns the numbers of the terms the dictionary knows, sorted and
