@@ -142,12 +142,12 @@ func (p textPlan) empty() bool {
 
 // scratch holds per-search buffers, reused through a pool.
 type scratch struct {
-	score   []float32
-	fields  []uint8   // which text fields matched, one bit a field
-	nterms  []uint16  // how many distinct query terms the document holds
-	mw      []float32 // the summed weight of those terms
-	totalW  float32   // the weight of all the query's terms
-	last    []uint16  // the last term counted for the document, plus one
+	score  []float32
+	fields []uint8   // which text fields matched, one bit a field
+	nterms []uint16  // how many distinct query terms the document holds
+	mw     []float32 // the summed weight of those terms
+	totalW float32   // the weight of all the query's terms
+	last   []uint16  // the last term counted for the document, plus one
 	// tmask has bit k-1 set for each term numbered k (termNo, k <= 64)
 	// the document holds: its snippet looks up only those.
 	tmask   []uint64
