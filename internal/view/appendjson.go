@@ -24,18 +24,11 @@ func (r SearchResponse) AppendJSON(b []byte) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, `{"id":`...)
-		b = appendString(b, it.ID)
-		b = append(b, `,"org":`...)
-		b = appendString(b, it.Org)
-		b = append(b, `,"date":`...)
-		b = appendString(b, it.Date)
-		b = append(b, `,"title":{"en":`...)
-		b = appendString(b, it.Title.EN)
-		b = append(b, `,"ko":`...)
-		b = appendString(b, it.Title.KO)
-		b = append(b, `},"root_cause":`...)
-		b = appendString(b, it.RootCause)
+		if it.head != nil {
+			b = append(b, it.head...)
+		} else {
+			b = it.appendHead(b)
+		}
 		b = append(b, `,"score":`...)
 		b = appendFloat(b, it.Score)
 		b = append(b, `,"match":`...)
@@ -90,6 +83,22 @@ func (r SearchResponse) AppendJSON(b []byte) []byte {
 	b = append(b, `,"close":`...)
 	b = strconv.AppendInt(b, int64(r.Close), 10)
 	return append(b, '}')
+}
+
+// appendHead writes the item's JSON from its start to its root_cause.
+func (it *SearchItem) appendHead(b []byte) []byte {
+	b = append(b, `{"id":`...)
+	b = appendString(b, it.ID)
+	b = append(b, `,"org":`...)
+	b = appendString(b, it.Org)
+	b = append(b, `,"date":`...)
+	b = appendString(b, it.Date)
+	b = append(b, `,"title":{"en":`...)
+	b = appendString(b, it.Title.EN)
+	b = append(b, `,"ko":`...)
+	b = appendString(b, it.Title.KO)
+	b = append(b, `},"root_cause":`...)
+	return appendString(b, it.RootCause)
 }
 
 func appendFacets(b []byte, fs []search.FacetCount) []byte {

@@ -5,6 +5,7 @@ package view
 import (
 	"fmt"
 	"sort"
+	"sync"
 
 	"github.com/incidentlib/incidentlib"
 	"github.com/incidentlib/incidentlib/internal/search"
@@ -32,6 +33,10 @@ type SearchItem struct {
 	Match   float64 `json:"match"`
 	Snippet string  `json:"snippet"`
 	URL     string  `json:"url"`
+
+	// head is the item's JSON from its start to root_cause, kept for the
+	// case value it was made from (heads); AppendJSON writes it as it is.
+	head []byte
 }
 
 // SearchResponse is the JSON form of a search.
@@ -50,15 +55,49 @@ type SearchResponse struct {
 
 // NewSearchResponse turns a search result into its JSON form.
 func NewSearchResponse(r *search.Result, baseURL string) SearchResponse {
-	out := SearchResponse{Items: []SearchItem{}, Total: r.Total, Offset: r.Offset, Limit: r.Limit, Facets: r.Facets, Notes: r.Notes, Terms: r.Terms, Close: r.Close}
+	out := SearchResponse{Items: make([]SearchItem, 0, len(r.Hits)), Total: r.Total, Offset: r.Offset, Limit: r.Limit, Facets: r.Facets, Notes: r.Notes, Terms: r.Terms, Close: r.Close}
 	for _, h := range r.Hits {
-		out.Items = append(out.Items, SearchItem{
+		it := SearchItem{
 			ID: h.Case.ID, Org: h.Case.Org, Date: h.Case.Date, Title: h.Case.Title,
 			RootCause: h.Case.RootCause, Score: round3(h.Score), Match: round3(h.Match), Snippet: h.Snippet,
 			URL: incidentlib.CaseURL(baseURL, h.Case.ID),
-		})
+		}
+		it.head = heads.get(h.Case, &it)
+		out.Items = append(out.Items, it)
 	}
 	return out
+}
+
+// headCacheCases bounds the cases heads keeps: past it, it starts again
+// empty (a store of that many cases re-encodes them as they are shown).
+const headCacheCases = 8192
+
+// heads keeps the encoded head of each case's search item, by case value:
+// the index holds a new value after every write, so an entry never goes
+// stale. Titles were a third of the bytes a search answer escapes.
+var heads = &headCache{m: map[*incidentlib.Case][]byte{}}
+
+type headCache struct {
+	mu sync.RWMutex
+	m  map[*incidentlib.Case][]byte
+}
+
+// get returns c's head, encoding it from it (made from c) when it is not kept.
+func (hc *headCache) get(c *incidentlib.Case, it *SearchItem) []byte {
+	hc.mu.RLock()
+	h, ok := hc.m[c]
+	hc.mu.RUnlock()
+	if ok {
+		return h
+	}
+	h = it.appendHead(nil)
+	hc.mu.Lock()
+	if len(hc.m) >= headCacheCases {
+		hc.m = map[*incidentlib.Case][]byte{}
+	}
+	hc.m[c] = h
+	hc.mu.Unlock()
+	return h
 }
 
 // SimilarItem is one similar case in JSON.
