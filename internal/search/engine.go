@@ -162,6 +162,22 @@ func (sc *scratch) reset() {
 	clear(sc.termNo)
 }
 
+// admit waits for a slot to score in and returns its release. Searches
+// and similar-case lookups are CPU work without a wait inside: as many run
+// at once as there are processors, and the others queue in the order they
+// came (a channel's waiters are served first come, first served). Left to
+// Go's scheduler, which runs the goroutine readied last first, some waited
+// behind many later ones under load, and the slowest hundredth took ten
+// times the median. Only the public entry points admit (Search, SimilarTo,
+// SimilarText), never a function they call.
+func (ix *Index) admit() func() {
+	if ix.gate == nil {
+		return func() {}
+	}
+	ix.gate <- struct{}{}
+	return func() { <-ix.gate }
+}
+
 var scratchPool = sync.Pool{New: func() any { return &scratch{} }}
 
 // termStats are a term's document frequencies among the documents a search
@@ -535,6 +551,7 @@ func (ix *Index) Search(q Query) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer ix.admit()()
 	p := ix.plan(clean(q.Text, &notes), &notes)
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()

@@ -113,11 +113,15 @@ type Index struct {
 	facetTab []facetEntry
 	// stats keeps terms' document frequencies (statsOf).
 	stats statsCache
+	// gate admits scoring reads, as many at once as there are processors
+	// (admit).
+	gate chan struct{}
 }
 
 // New builds an index over cases.
 func New(v *incidentlib.Vocab, cases []*incidentlib.Case) (*Index, error) {
-	ix := &Index{fast: newFastAnalyzer(), vocab: v, byID: map[string]uint32{}, termSets: map[string]bitset{}, orgByName: map[string]string{}, snipCache: newSnipCache()}
+	ix := &Index{fast: newFastAnalyzer(), vocab: v, byID: map[string]uint32{}, termSets: map[string]bitset{}, orgByName: map[string]string{}, snipCache: newSnipCache(),
+		gate: make(chan struct{}, runtime.GOMAXPROCS(0))}
 	for _, f := range FilterFields {
 		for _, t := range v.Lists[f] {
 			for _, a := range t.Aliases {

@@ -132,6 +132,7 @@ func (ix *Index) label(r *Reason) {
 
 // SimilarTo returns the cases most similar to case id, each with its reason.
 func (ix *Index) SimilarTo(id string, limit int, includePrivate bool) ([]Similar, error) {
+	defer ix.admit()()
 	c := ix.Case(id)
 	if c == nil || (c.Private && !includePrivate) {
 		return nil, incidentlib.Errorf(incidentlib.ErrNotFound, "no case %s", id)
@@ -144,6 +145,7 @@ func (ix *Index) SimilarTo(id string, limit int, includePrivate bool) ([]Similar
 // a log line, an error message. Vocabulary terms the text names count as
 // structure.
 func (ix *Index) SimilarText(text string, limit int, includePrivate bool) []Similar {
+	defer ix.admit()()
 	return ix.rank(ix.inferProfile(text), text, nil, limit, includePrivate)
 }
 

@@ -1,0 +1,51 @@
+package search
+
+import (
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/incidentlib/incidentlib/internal/corpus"
+)
+
+// TestScoringReadsAreAdmitted: with every slot taken, a search and both
+// similar-case lookups wait, and each runs once a slot is free.
+func TestScoringReadsAreAdmitted(t *testing.T) {
+	c, err := corpus.LoadEmbedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := New(c.Vocab, c.Cases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	if cap(ix.gate) != runtime.GOMAXPROCS(0) {
+		t.Fatalf("%d slots, want one a processor (%d)", cap(ix.gate), runtime.GOMAXPROCS(0))
+	}
+	for name, read := range map[string]func(){
+		"Search":      func() { ix.Search(Query{Text: "conntrack", Limit: 5}) },
+		"SimilarTo":   func() { ix.SimilarTo("IL-0049", 5, false) },
+		"SimilarText": func() { ix.SimilarText("CoreDNS conntrack", 5, false) },
+	} {
+		var release []func()
+		for range cap(ix.gate) {
+			release = append(release, ix.admit())
+		}
+		done := make(chan struct{})
+		go func() { read(); close(done) }()
+		select {
+		case <-done:
+			t.Errorf("%s ran while every slot was taken", name)
+		case <-time.After(200 * time.Millisecond):
+		}
+		for _, r := range release {
+			r()
+		}
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s did not run once the slots were free", name)
+		}
+	}
+}
