@@ -186,6 +186,9 @@ var scratchPool = sync.Pool{New: func() any { return &scratch{} }}
 type termStats struct {
 	df  [maxFields]int32
 	any int32
+	// pl are the term's posting lists by field (nil where it has none):
+	// one look-up of the term instead of one a field.
+	pl [maxFields]*postings
 }
 
 // statsCacheTerms bounds the terms statsCache keeps for each of its two
@@ -231,6 +234,7 @@ func (ix *Index) statsOf(t string, includePrivate bool, visible bitset) termStat
 		if pl == nil {
 			continue
 		}
+		st.pl[f] = pl
 		n := int32(0)
 		for _, d := range pl.docs {
 			if visible.has(d) {
@@ -358,7 +362,7 @@ func (ix *Index) score(p textPlan, allowed bitset, includePrivate bool, sc *scra
 			if n == 0 {
 				continue
 			}
-			pl := ix.post[f][t]
+			pl := st.pl[f]
 			df := float64(n)
 			idf := float32(math.Log(1 + (N-df+0.5)/(df+0.5)))
 			avg := float32(sums[f] / N)
@@ -666,12 +670,29 @@ func (ix *Index) facets(hits bitset, lang string) map[string][]FacetCount {
 	}
 	out[OrgFilter] = []FacetCount{}
 	l := snipLang(lang)
-	for i := range ix.facetTab {
-		e := &ix.facetTab[i]
-		if n := hits.andCount(e.set); n > 0 {
-			out[e.field] = append(out[e.field], FacetCount{Term: e.term, Label: e.label[l], Count: n})
+	// The table is in key order, so each field's entries are together:
+	// its counts are gathered in one slice, stored once.
+	field, counts := "", []FacetCount(nil)
+	flush := func() {
+		if len(counts) > 0 {
+			if len(out[field]) == 0 {
+				out[field] = counts
+			} else {
+				out[field] = append(out[field], counts...)
+			}
 		}
 	}
+	for i := range ix.facetTab {
+		e := &ix.facetTab[i]
+		if e.field != field {
+			flush()
+			field, counts = e.field, nil
+		}
+		if n := hits.andCount(e.set); n > 0 {
+			counts = append(counts, FacetCount{Term: e.term, Label: e.label[l], Count: n})
+		}
+	}
+	flush()
 	for _, counts := range out {
 		slices.SortFunc(counts, func(a, b FacetCount) int {
 			if a.Count != b.Count {
