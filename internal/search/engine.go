@@ -1,7 +1,6 @@
 package search
 
 import (
-	"container/heap"
 	"fmt"
 	"math"
 	"slices"
@@ -153,6 +152,7 @@ type scratch struct {
 	tmask   []uint64
 	termNo  map[string]uint16 // the query's distinct scored terms, numbered from 1
 	touched []uint32
+	docs    []uint32 // the hits, for Search alone (it outlives no search)
 }
 
 func (sc *scratch) reset() {
@@ -429,7 +429,8 @@ func (ix *Index) score(p textPlan, allowed bitset, includePrivate bool, sc *scra
 		})
 	}
 	var hits bitset
-	var docs []uint32
+	docs := sc.docs[:0]
+	defer func() { sc.docs = docs[:0] }()
 	for _, d := range sc.touched {
 		if sc.score[d] > 0 && (must == nil || must.has(d)) {
 			hits.set(d)
@@ -513,39 +514,60 @@ func (ix *Index) containsPhrase(text string, phrase []string) bool {
 	return false
 }
 
-// docHeap holds document numbers with the worst-ranked on top, so that
-// topK can replace it when a better one comes.
-type docHeap struct {
-	docs []uint32
-	less func(a, b uint32) bool // true when a ranks before b
-}
-
-func (h docHeap) Len() int           { return len(h.docs) }
-func (h docHeap) Less(i, j int) bool { return h.less(h.docs[j], h.docs[i]) } // worst on top
-func (h docHeap) Swap(i, j int)      { h.docs[i], h.docs[j] = h.docs[j], h.docs[i] }
-func (h *docHeap) Push(x any)        { h.docs = append(h.docs, x.(uint32)) }
-func (h *docHeap) Pop() any {
-	x := h.docs[len(h.docs)-1]
-	h.docs = h.docs[:len(h.docs)-1]
-	return x
-}
-
 // topK returns the k documents of docs that rank first by less, in order;
 // the caller cuts the page [offset, offset+limit) from the first
 // offset+limit.
+//
+// It keeps the best k seen so far in a binary heap with the worst of them
+// on top, so that a better document replaces it: k log k work, and no
+// boxing of numbers as container/heap would do.
 func topK(docs []uint32, k int, less func(a, b uint32) bool) []uint32 {
-	h := &docHeap{less: less}
-	for _, d := range docs {
-		if h.Len() < k {
-			heap.Push(h, d)
-		} else if less(d, h.docs[0]) {
-			h.docs[0] = d
-			heap.Fix(h, 0)
+	k = max(0, min(k, len(docs)))
+	h := make([]uint32, 0, k)
+	worse := func(i, j int) bool { return less(h[j], h[i]) } // h[i] ranks after h[j]
+	down := func(i int) {
+		for {
+			l := 2*i + 1
+			if l >= len(h) {
+				return
+			}
+			if r := l + 1; r < len(h) && worse(r, l) {
+				l = r
+			}
+			if !worse(l, i) {
+				return
+			}
+			h[i], h[l] = h[l], h[i]
+			i = l
 		}
 	}
-	out := h.docs
-	sort.Slice(out, func(i, j int) bool { return less(out[i], out[j]) })
-	return out
+	for _, d := range docs {
+		switch {
+		case len(h) < k:
+			h = append(h, d)
+			for i := len(h) - 1; i > 0; {
+				up := (i - 1) / 2
+				if !worse(i, up) {
+					break
+				}
+				h[i], h[up] = h[up], h[i]
+				i = up
+			}
+		case k > 0 && less(d, h[0]):
+			h[0] = d
+			down(0)
+		}
+	}
+	slices.SortFunc(h, func(a, b uint32) int {
+		switch {
+		case less(a, b):
+			return -1
+		case less(b, a):
+			return 1
+		}
+		return 0
+	})
+	return h
 }
 
 // Search runs q. Invalid filters or sort give an error of kind ErrInvalid
@@ -571,7 +593,9 @@ func (ix *Index) Search(q Query) (*Result, error) {
 	less := byDate
 	if p.empty() {
 		hits = allowed
+		docs = sc.docs[:0]
 		allowed.each(func(d uint32) { docs = append(docs, d) })
+		sc.docs = docs[:0]
 	} else {
 		hits, docs = ix.score(p, allowed, q.IncludePrivate, sc)
 		if q.Sort == SortRelevance {
@@ -627,6 +651,7 @@ func (ix *Index) Search(q Query) (*Result, error) {
 			marks = ix.snipCache.markTerms(p.marks, sc.termNo)
 		}
 		var want []uint32
+		res.Hits = make([]Hit, 0, len(page))
 		for i, d := range page {
 			c := ix.docs[d]
 			var score float64
