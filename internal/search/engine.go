@@ -695,39 +695,44 @@ func (ix *Index) facets(hits bitset, lang string) map[string][]FacetCount {
 	}
 	out[OrgFilter] = []FacetCount{}
 	l := snipLang(lang)
-	// The table is in key order, so each field's entries are together:
-	// its counts are gathered in one slice, stored once.
-	field, counts := "", []FacetCount(nil)
-	flush := func() {
-		if len(counts) > 0 {
-			if len(out[field]) == 0 {
-				out[field] = counts
-			} else {
-				out[field] = append(out[field], counts...)
-			}
-		}
-	}
+	// Count every entry first, then fill one array of the exact size: the
+	// table is in field order, so each field's counts are one run of it.
+	cp := facetCountPool.Get().(*[]int)
+	defer facetCountPool.Put(cp)
+	counts := slices.Grow((*cp)[:0], len(ix.facetTab))[:len(ix.facetTab)]
+	*cp = counts
+	total := 0
 	for i := range ix.facetTab {
-		e := &ix.facetTab[i]
-		if e.field != field {
-			flush()
-			field, counts = e.field, nil
-		}
-		if n := hits.andCount(e.set); n > 0 {
-			counts = append(counts, FacetCount{Term: e.term, Label: e.label[l], Count: n})
+		counts[i] = hits.andCount(ix.facetTab[i].set)
+		if counts[i] > 0 {
+			total++
 		}
 	}
-	flush()
-	for _, counts := range out {
-		slices.SortFunc(counts, func(a, b FacetCount) int {
-			if a.Count != b.Count {
-				return b.Count - a.Count
+	all := make([]FacetCount, 0, total)
+	for i := 0; i < len(ix.facetTab); {
+		field, start := ix.facetTab[i].field, len(all)
+		for ; i < len(ix.facetTab) && ix.facetTab[i].field == field; i++ {
+			if n := counts[i]; n > 0 {
+				e := &ix.facetTab[i]
+				all = append(all, FacetCount{Term: e.term, Label: e.label[l], Count: n})
 			}
-			return strings.Compare(a.Term, b.Term)
-		})
+		}
+		if len(all) > start {
+			fc := all[start:len(all):len(all)]
+			slices.SortFunc(fc, func(a, b FacetCount) int {
+				if a.Count != b.Count {
+					return b.Count - a.Count
+				}
+				return strings.Compare(a.Term, b.Term)
+			})
+			out[field] = fc
+		}
 	}
 	return out
 }
+
+// facetCountPool holds facets' per-entry counts between searches.
+var facetCountPool = sync.Pool{New: func() any { return new([]int) }}
 
 // facetEntry is one term of one filter field (or one organisation) with
 // its labels in both readings.
@@ -761,7 +766,13 @@ func (ix *Index) buildFacets() {
 		}
 		tab = append(tab, e)
 	}
-	sort.Slice(tab, func(i, j int) bool { return tab[i].term < tab[j].term })
+	// By field, then term: facets reads each field's entries as one run.
+	sort.Slice(tab, func(i, j int) bool {
+		if tab[i].field != tab[j].field {
+			return tab[i].field < tab[j].field
+		}
+		return tab[i].term < tab[j].term
+	})
 	ix.facetTab = tab
 }
 

@@ -108,8 +108,8 @@ type Index struct {
 	orgByName map[string]string
 	// snipCache holds documents' snippet fields, analysed.
 	snipCache *snipCache
-	// facetTab lists the keys of termSets with their labels, in term
-	// order; rebuilt after every change (buildFacets).
+	// facetTab lists the keys of termSets with their labels, by field and
+	// term; rebuilt after every change (buildFacets).
 	facetTab []facetEntry
 	// stats keeps terms' document frequencies (statsOf).
 	stats statsCache
