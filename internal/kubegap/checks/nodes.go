@@ -219,8 +219,11 @@ func masterNodeLabelSelector() *Check {
 			EN: "Configuration outside these objects (Calico BGPConfiguration, operators' own settings, scripts), and selectors written as preferred affinity.",
 			KO: "이 객체들 밖의 설정(Calico BGPConfiguration, 오퍼레이터 자체 설정, 스크립트)과 선호(preferred) 어피니티로 쓴 셀렉터는 보지 못합니다.",
 		},
-		AnyOf:    [][]inventory.Kind{{inventory.Deployment, inventory.StatefulSet, inventory.DaemonSet, inventory.BGPPeer}},
-		Optional: []inventory.Kind{inventory.Node},
+		// The workloads are what the rule is about; BGPPeers (a CRD kind,
+		// "read" without a request where it is not installed) only add
+		// findings, and without Nodes the severity stays medium.
+		AnyOf:    [][]inventory.Kind{{inventory.Deployment, inventory.StatefulSet, inventory.DaemonSet}},
+		Optional: []inventory.Kind{inventory.Node, inventory.BGPPeer},
 		Cases:    []string{"IL-0351"},
 	}
 	m.Run = func(inv *inventory.Inventory) []Finding {

@@ -56,9 +56,11 @@ func dexKubernetesStorage() *Check {
 			EN: "dex configured with etcd or SQL storage (its config is in a Secret, which kubegap never reads), other dex kinds (refresh tokens, offline sessions), and how fast the objects grow.",
 			KO: "etcd나 SQL 저장소로 설정한 dex(설정은 kubegap이 절대 읽지 않는 Secret에 있음), 다른 dex 종류(리프레시 토큰, 오프라인 세션), 객체가 늘어나는 속도는 보지 못합니다.",
 		},
-		Kinds:    []inventory.Kind{inventory.AuthRequest},
-		Optional: []inventory.Kind{inventory.CustomResourceDefinition},
-		Cases:    []string{"IL-0076", "IL-0302"},
+		// Both needed: where dex's CRD is not installed, AuthRequests count
+		// as read without a request, and the check would pass on
+		// discovery alone for an identity that may list nothing.
+		Kinds: []inventory.Kind{inventory.CustomResourceDefinition, inventory.AuthRequest},
+		Cases: []string{"IL-0076", "IL-0302"},
 	}
 	d.Run = func(inv *inventory.Inventory) []Finding {
 		const crd = "authrequests.dex.coreos.com"
