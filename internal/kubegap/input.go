@@ -147,11 +147,12 @@ func ReadInput(paths []string, stdin io.Reader, cs []*checks.Check, o ReadOption
 	}
 	r := &manifest.Reader{Want: want, Stdin: stdin}
 	read := func(d manifest.Doc) error {
+		// The object's namespace and name come from its one decode
+		// (AddObject); the rare paths that report an object before or
+		// without that decode read them with metaOf.
 		where := manifest.Problem{File: d.File, Line: d.Line, Kind: d.Kind}
-		if d.JSON != nil {
-			where.Namespace, where.Name = metaOf(d.JSON)
-		}
 		if rm, gone := manifest.Removed(d.APIVersion, d.Kind, o.KubeVersion); gone {
+			where.Namespace, where.Name = metaOf(d.JSON)
 			where.Message = rm.Message(o.KubeVersion)
 			r.Problem(where)
 			skip(SkipProblem, d.Kind)
@@ -159,6 +160,7 @@ func ReadInput(paths []string, stdin io.Reader, cs []*checks.Check, o ReadOption
 		}
 		if isBinding(d.APIVersion, d.Kind) {
 			if msg := validateBinding(d.Kind, d.JSON); msg != "" {
+				where.Namespace, where.Name = metaOf(d.JSON)
 				where.Message = msg
 				r.Problem(where)
 				skip(SkipProblem, d.Kind)
@@ -179,13 +181,19 @@ func ReadInput(paths []string, stdin io.Reader, cs []*checks.Check, o ReadOption
 			in.Checked++
 			return nil
 		}
+		filed, err := inv.AddObject(k, d.JSON, inventory.Source{File: d.File, Line: d.Line, Template: d.Template}, o.Namespace)
+		ref := filed.Ref
+		if err != nil {
+			where.Namespace, where.Name = metaOf(d.JSON)
+		} else {
+			where.Namespace, where.Name = filed.Namespace, filed.Name
+		}
 		if o.NamespaceSet && where.Namespace != "" && where.Namespace != o.Namespace && inventory.Info(k).Namespaced {
 			p := where
 			p.Level = manifest.LevelWarning
 			p.Message = fmt.Sprintf("the object's namespace %s differs from -n %s: kubectl apply -n %s would refuse it; scanned in %s", where.Namespace, o.Namespace, o.Namespace, where.Namespace)
 			r.Problem(p)
 		}
-		ref, err := inv.AddObject(k, d.JSON, inventory.Source{File: d.File, Line: d.Line, Template: d.Template}, o.Namespace)
 		var dup *inventory.DuplicateError
 		switch {
 		case errors.As(err, &dup):
@@ -336,6 +344,8 @@ func (in *Input) NothingChecked() error {
 // SkipSummary says how many files were skipped, by reason ("" for none).
 func (in *Input) SkipSummary() string { return skipSummary(in.SkippedFiles) }
 
+// metaOf reads an object's namespace and name as written, whatever else
+// is wrong with it.
 func metaOf(raw []byte) (namespace, name string) {
 	var m struct {
 		Metadata struct {

@@ -104,3 +104,58 @@ func TestStreams(t *testing.T) {
 		t.Errorf("empty stream: %v", err)
 	}
 }
+
+// TestDecodeProblems pins the problems made of objects that do not decode
+// (AddObject's slow way): the object's kind, namespace and name, and the
+// field, whether the bad field is in the metadata or elsewhere, and
+// whether the namespace was given by -n.
+func TestDecodeProblems(t *testing.T) {
+	const yaml = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: shop}
+spec: {replicas: many}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: api}
+spec: {template: {spec: {containers: [{name: a, ports: [{containerPort: "80"}]}]}}}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: [x], namespace: shop}
+---
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: elsewhere, namespace: shop}
+data: {a: [1]}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: fine, namespace: shop}
+`
+	inv, in, problems, err := ReadInput([]string{"-"}, strings.NewReader(yaml), checks.All(), ReadOptions{Namespace: "web", NamespaceSet: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range problems {
+		got = append(got, p.String())
+	}
+	differs := ": the object's namespace shop differs from -n web: kubectl apply -n web would refuse it; scanned in shop"
+	want := []string{
+		"<stdin>:1: Deployment shop/web" + differs,
+		"<stdin>:1: Deployment shop/web: field spec.replicas: expected int32, got a string; fix the field, the object was not scanned",
+		"<stdin>:6: Deployment/api: field spec.template.spec.containers.ports.containerPort: expected int32, got a string; fix the field, the object was not scanned",
+		"<stdin>:11: Service" + differs,
+		"<stdin>:11: Service: field metadata.name: expected string, got a array; fix the field, the object was not scanned",
+		"<stdin>:15: ConfigMap shop/elsewhere" + differs,
+		"<stdin>:20: Service shop/fine" + differs,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("problems:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// The ConfigMap outside kube-system is not needed, bad data or not.
+	if len(inv.ConfigMaps) != 0 || in.Checked != 1 {
+		t.Errorf("%d ConfigMaps filed, %d objects checked", len(inv.ConfigMaps), in.Checked)
+	}
+}

@@ -17,18 +17,23 @@ import (
 	"github.com/incidentlib/incidentlib/internal/kubegap/checks"
 	"github.com/incidentlib/incidentlib/internal/kubegap/inventory"
 	"github.com/incidentlib/incidentlib/internal/kubegap/manifest"
+	"github.com/incidentlib/incidentlib/internal/locale"
 )
 
 // Result is what one scan found, before rendering.
 type Result struct {
 	Findings     []checks.Finding
 	NotEvaluated []NotEvaluated
-	APIRequests  int
-	Suppressed   int
+	// Partial are the checks evaluated without some of the kinds they
+	// can do without (checks.Check AnyOf and Optional); they count as
+	// evaluated.
+	Partial     []Partial
+	APIRequests int
+	Suppressed  int
 	// Sources maps objects to files and lines (offline scans).
 	Sources map[inventory.Ref]inventory.Source
 	// Checks is the number of checks asked for; Checks less
-	// len(NotEvaluated) were evaluated.
+	// len(NotEvaluated) were evaluated, len(Partial) of them partially.
 	Checks int
 	// Input says what an offline scan read (nil for live scans).
 	Input *Input
@@ -47,6 +52,26 @@ type NotEvaluated struct {
 	Check   string   `json:"check"`
 	Missing []string `json:"missing"`
 	Reason  string   `json:"reason"`
+}
+
+// Partial is a check evaluated on the kinds it could read, without
+// Missing: its findings are those the kinds read show, and findings that
+// need the missing kinds may be absent.
+type Partial struct {
+	Check   string   `json:"check"`
+	Missing []string `json:"missing"`
+	// Cause is why the kinds were not read, when known (a live scan's
+	// access review answer); English, as the API server gives it.
+	Cause string `json:"-"`
+}
+
+// Reason says in lang what the check could not see and what that means.
+func (p Partial) Reason(lang string) string {
+	s := locale.Tf(lang, "report.partial_reason", strings.Join(p.Missing, ", "))
+	if p.Cause != "" {
+		s += " (" + p.Cause + ")"
+	}
+	return s
 }
 
 // Config is the suppression file (.kubegap.yaml).
@@ -162,6 +187,9 @@ func Evaluate(inv *inventory.Inventory, cs []*checks.Check, cfg *Config, annotat
 				Reason: "no " + strings.Join(kindNames(miss), ", ") + " objects in the input"})
 			continue
 		}
+		if miss := c.Unseen(inv); len(miss) > 0 {
+			res.Partial = append(res.Partial, Partial{Check: c.ID, Missing: kindNames(miss)})
+		}
 		for _, f := range c.Run(inv) {
 			if suppressed(f, inv, cfg, annotations) {
 				res.Suppressed++
@@ -188,6 +216,9 @@ func Evaluate(inv *inventory.Inventory, cs []*checks.Check, cfg *Config, annotat
 	})
 	if res.NotEvaluated == nil {
 		res.NotEvaluated = []NotEvaluated{}
+	}
+	if res.Partial == nil {
+		res.Partial = []Partial{}
 	}
 	return res
 }

@@ -41,7 +41,8 @@ func webhookBackendFragile() *Check {
 			EN: "Webhooks served from a URL outside the cluster, backends whose Service or workload is not in the input, how fast the backend answers, and whether a liveness probe that exists would notice the hang.",
 			KO: "클러스터 밖 URL로 처리하는 웹훅, Service나 워크로드가 입력에 없는 백엔드, 백엔드의 응답 속도, 있는 liveness 프로브가 그 멈춤을 알아챌지는 보지 못합니다.",
 		},
-		Kinds: []inventory.Kind{inventory.ValidatingWebhook, inventory.MutatingWebhook, inventory.Service, inventory.Deployment, inventory.StatefulSet, inventory.HPA},
+		Kinds: []inventory.Kind{inventory.Service, inventory.HPA},
+		AnyOf: [][]inventory.Kind{{inventory.ValidatingWebhook, inventory.MutatingWebhook}, {inventory.Deployment, inventory.StatefulSet}},
 		Cases: []string{"IL-0324", "IL-0433"},
 	}
 	c.Run = func(inv *inventory.Inventory) []Finding {
@@ -160,8 +161,9 @@ func jobIstioSidecar() *Check {
 			EN: "Istio's native sidecar mode (set in its mesh configuration), injection policies set in the injector's configuration rather than by labels, and other meshes (Linkerd handles Jobs with linkerd-await).",
 			KO: "메시 설정에서 켜는 Istio 네이티브 사이드카 모드, 레이블이 아니라 인젝터 설정에 둔 주입 정책, 다른 메시(Linkerd는 linkerd-await로 Job을 다룹니다)는 보지 못합니다.",
 		},
-		Kinds: []inventory.Kind{inventory.Job, inventory.CronJob, inventory.Namespace},
-		Cases: []string{"IL-0327"},
+		AnyOf:    [][]inventory.Kind{{inventory.Job, inventory.CronJob}},
+		Optional: []inventory.Kind{inventory.Namespace},
+		Cases:    []string{"IL-0327"},
 	}
 	c.Run = func(inv *inventory.Inventory) []Finding {
 		var out []Finding

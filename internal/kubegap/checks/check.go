@@ -67,9 +67,22 @@ type Check struct {
 	LooksAt incidentlib.Text
 	// CannotSee says what the rule misses.
 	CannotSee incidentlib.Text
-	// Kinds are the kinds the check reads; it is not evaluated unless all
-	// of them were read.
+	// Kinds are the kinds the check needs: it is not evaluated unless all
+	// of them were read. A kind belongs here when the rule is unsound
+	// without it: a finding that rests on the absence of some object (no
+	// FlowSchema, no PodDisruptionBudget, no LimitRange default) would be
+	// a false positive when that kind could not be listed.
 	Kinds []inventory.Kind
+	// AnyOf are groups of kinds of which the check needs at least one each:
+	// the kinds a rule applies to object by object, such as the workload
+	// kinds, where a finding on a Deployment does not depend on the
+	// StatefulSets. With one kind of each group read, the check is
+	// evaluated on what was read and reported as partial for the others.
+	AnyOf [][]inventory.Kind
+	// Optional are kinds the check can do without: objects of them only
+	// ever add findings (or raise their severity), never take one away.
+	// One not read makes the check partial, not unevaluated.
+	Optional []inventory.Kind
 	// NeedObjects are kinds of which at least one object must be present:
 	// an offline input without any Node says nothing about nodes.
 	NeedObjects []inventory.Kind
@@ -103,12 +116,21 @@ func Get(id string) *Check {
 	return nil
 }
 
+// Reads returns every kind c reads: Kinds, then AnyOf's, then Optional.
+func (c *Check) Reads() []inventory.Kind {
+	out := append([]inventory.Kind(nil), c.Kinds...)
+	for _, g := range c.AnyOf {
+		out = append(out, g...)
+	}
+	return append(out, c.Optional...)
+}
+
 // Kinds returns the union of the kinds the given checks read.
 func Kinds(cs []*Check) []inventory.Kind {
 	seen := map[inventory.Kind]bool{}
 	var out []inventory.Kind
 	for _, c := range cs {
-		for _, k := range c.Kinds {
+		for _, k := range c.Reads() {
 			if !seen[k] {
 				seen[k] = true
 				out = append(out, k)
@@ -127,11 +149,38 @@ func (c *Check) finding(sev Severity, ref inventory.Ref, en, ko string) Finding 
 	return Finding{Check: c.ID, Severity: sev, Object: ref, Message: incidentlib.Text{EN: en, KO: ko}, Cases: c.Cases}
 }
 
-// Missing returns the kinds c reads that inv did not read; c can be
+// Missing returns what c needs and inv did not read: the Kinds not read,
+// and every kind of an AnyOf group of which none was read. c can be
 // evaluated on inv only when there are none.
 func (c *Check) Missing(inv *inventory.Inventory) []inventory.Kind {
 	var out []inventory.Kind
 	for _, k := range c.Kinds {
+		if !inv.Read[k] {
+			out = append(out, k)
+		}
+	}
+	for _, g := range c.AnyOf {
+		if len(unread(inv, g)) == len(g) {
+			out = append(out, g...)
+		}
+	}
+	return out
+}
+
+// Unseen returns the kinds c can do without that inv did not read (those
+// of AnyOf groups and Optional): c, when it can be evaluated at all, is
+// evaluated without them.
+func (c *Check) Unseen(inv *inventory.Inventory) []inventory.Kind {
+	var out []inventory.Kind
+	for _, g := range c.AnyOf {
+		out = append(out, unread(inv, g)...)
+	}
+	return append(out, unread(inv, c.Optional)...)
+}
+
+func unread(inv *inventory.Inventory, ks []inventory.Kind) []inventory.Kind {
+	var out []inventory.Kind
+	for _, k := range ks {
 		if !inv.Read[k] {
 			out = append(out, k)
 		}

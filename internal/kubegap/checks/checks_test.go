@@ -199,12 +199,22 @@ func TestRegistry(t *testing.T) {
 		if c.Severity < checks.Low || c.Severity > checks.High {
 			t.Errorf("%s: bad severity", c.ID)
 		}
-		if len(c.Kinds) == 0 || c.Run == nil {
+		if len(c.Reads()) == 0 || c.Run == nil {
 			t.Errorf("%s: no kinds or no rule", c.ID)
 		}
-		for _, k := range c.Kinds {
+		once := map[inventory.Kind]bool{}
+		for _, k := range c.Reads() {
 			if inventory.Info(k).Resource == "" {
 				t.Errorf("%s reads unknown kind %s", c.ID, k)
+			}
+			if once[k] {
+				t.Errorf("%s names kind %s twice (Kinds, AnyOf and Optional do not overlap)", c.ID, k)
+			}
+			once[k] = true
+		}
+		for _, g := range c.AnyOf {
+			if len(g) < 2 {
+				t.Errorf("%s: AnyOf group %v has fewer than two kinds (one kind is either needed or Optional)", c.ID, g)
 			}
 		}
 	}

@@ -107,7 +107,8 @@ func dnsMemoryLimit() *Check {
 			EN: "Actual query rates, cache size and plugin mix (autopath, large caches and many zones need more memory); the memory used per query by other resolvers; a Corefile kept somewhere other than a kube-system ConfigMap. Pod counts are estimated from the workloads when pods were not counted.",
 			KO: "실제 질의량, 캐시 크기와 플러그인 구성(autopath, 큰 캐시, 많은 존은 메모리를 더 씁니다), 다른 리졸버의 질의당 메모리, kube-system ConfigMap이 아닌 곳에 둔 Corefile은 보지 못합니다. 파드 수를 세지 않았을 때는 워크로드에서 추정합니다.",
 		},
-		Kinds: []inventory.Kind{inventory.Deployment, inventory.DaemonSet, inventory.ConfigMap, inventory.Service},
+		Kinds: []inventory.Kind{inventory.ConfigMap, inventory.Service},
+		AnyOf: [][]inventory.Kind{{inventory.Deployment, inventory.DaemonSet}},
 		Cases: []string{"IL-0313"},
 	}
 	c.Run = func(inv *inventory.Inventory) []Finding {
@@ -169,8 +170,9 @@ func dnsAutoscalerConntrack() *Check {
 			EN: "kube-proxy's mode and version (newer versions clear stale UDP entries more reliably), replacements for kube-proxy (Cilium, eBPF dataplanes) that run under another name, the autoscaler's actual min/max parameters kept in its ConfigMap, and DNS caches inside applications.",
 			KO: "kube-proxy의 모드와 버전(새 버전일수록 오래된 UDP 항목을 더 확실히 지웁니다), 다른 이름으로 도는 kube-proxy 대체재(Cilium, eBPF 데이터플레인), ConfigMap에 있는 오토스케일러의 실제 최소/최대 값, 애플리케이션 안의 DNS 캐시는 보지 못합니다.",
 		},
-		Kinds: []inventory.Kind{inventory.Deployment, inventory.DaemonSet, inventory.HPA},
-		Cases: []string{"IL-0049"},
+		Kinds:    []inventory.Kind{inventory.Deployment, inventory.DaemonSet},
+		Optional: []inventory.Kind{inventory.HPA},
+		Cases:    []string{"IL-0049"},
 	}
 	a.Run = func(inv *inventory.Inventory) []Finding {
 		if len(nodeLocalDNS(inv)) > 0 || !runsKubeProxy(inv) {

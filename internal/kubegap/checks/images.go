@@ -82,7 +82,7 @@ func imagePullAlwaysPublic() *Check {
 			EN: "Registry mirrors configured in the container runtime of the nodes (containerd's registry hosts), images already cached on nodes, image pull secrets that raise the rate limit, and other public registries.",
 			KO: "노드의 컨테이너 런타임에 설정된 레지스트리 미러(containerd 레지스트리 호스트 설정), 노드에 이미 캐시된 이미지, 속도 제한을 높여 주는 이미지 풀 시크릿, 그 밖의 공개 레지스트리는 보지 못합니다.",
 		},
-		Kinds: allWorkloads,
+		AnyOf: [][]inventory.Kind{allWorkloads},
 		Cases: []string{"IL-0744", "IL-0562", "IL-0858"},
 	}
 	c.Run = func(inv *inventory.Inventory) []Finding {
@@ -128,7 +128,7 @@ func imageMutableTag() *Check {
 			EN: "Other tags that are moved on purpose (stable, a major version), and admission policies or controllers that resolve tags to digests at creation.",
 			KO: "일부러 옮겨 다는 다른 태그(stable, 메이저 버전), 생성할 때 태그를 다이제스트로 바꿔 주는 어드미션 정책이나 컨트롤러는 보지 못합니다.",
 		},
-		Kinds: allWorkloads,
+		AnyOf: [][]inventory.Kind{allWorkloads},
 		Cases: []string{"IL-0565"},
 	}
 	c.Run = func(inv *inventory.Inventory) []Finding {

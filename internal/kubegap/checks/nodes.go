@@ -149,7 +149,8 @@ func cpuLimitCFSBugKernel() *Check {
 			EN: "Distribution kernels that carry the fix under an older version number other than the ones listed (it then over-reports), whether the limited pods run on the affected nodes, and throttling metrics.",
 			KO: "목록 밖의 배포판 커널이 더 낮은 버전 번호로 수정을 담고 있는 경우(이때는 과하게 보고합니다), 제한이 걸린 파드가 실제로 해당 노드에서 도는지, 스로틀링 지표는 보지 못합니다.",
 		},
-		Kinds:       []inventory.Kind{inventory.Node, inventory.Deployment, inventory.StatefulSet, inventory.DaemonSet, inventory.Job, inventory.CronJob},
+		Kinds:       []inventory.Kind{inventory.Node},
+		AnyOf:       [][]inventory.Kind{allWorkloads},
 		NeedObjects: []inventory.Kind{inventory.Node},
 		Cases:       []string{"IL-0326"},
 	}
@@ -218,8 +219,12 @@ func masterNodeLabelSelector() *Check {
 			EN: "Configuration outside these objects (Calico BGPConfiguration, operators' own settings, scripts), and selectors written as preferred affinity.",
 			KO: "이 객체들 밖의 설정(Calico BGPConfiguration, 오퍼레이터 자체 설정, 스크립트)과 선호(preferred) 어피니티로 쓴 셀렉터는 보지 못합니다.",
 		},
-		Kinds: []inventory.Kind{inventory.Node, inventory.Deployment, inventory.StatefulSet, inventory.DaemonSet, inventory.BGPPeer},
-		Cases: []string{"IL-0351"},
+		// The workloads are what the rule is about; BGPPeers (a CRD kind,
+		// "read" without a request where it is not installed) only add
+		// findings, and without Nodes the severity stays medium.
+		AnyOf:    [][]inventory.Kind{{inventory.Deployment, inventory.StatefulSet, inventory.DaemonSet}},
+		Optional: []inventory.Kind{inventory.Node, inventory.BGPPeer},
+		Cases:    []string{"IL-0351"},
 	}
 	m.Run = func(inv *inventory.Inventory) []Finding {
 		const label = "node-role.kubernetes.io/master"

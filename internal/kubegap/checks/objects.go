@@ -56,6 +56,9 @@ func dexKubernetesStorage() *Check {
 			EN: "dex configured with etcd or SQL storage (its config is in a Secret, which kubegap never reads), other dex kinds (refresh tokens, offline sessions), and how fast the objects grow.",
 			KO: "etcd나 SQL 저장소로 설정한 dex(설정은 kubegap이 절대 읽지 않는 Secret에 있음), 다른 dex 종류(리프레시 토큰, 오프라인 세션), 객체가 늘어나는 속도는 보지 못합니다.",
 		},
+		// Both needed: where dex's CRD is not installed, AuthRequests count
+		// as read without a request, and the check would pass on
+		// discovery alone for an identity that may list nothing.
 		Kinds: []inventory.Kind{inventory.CustomResourceDefinition, inventory.AuthRequest},
 		Cases: []string{"IL-0076", "IL-0302"},
 	}
@@ -99,8 +102,9 @@ func calicoIPAMGc() *Check {
 			EN: "Calico installed by the Tigera operator (its settings live in a KubeControllersConfiguration), the etcd datastore mode, and the size of the datastore itself. Pod counts are estimated from workloads when pods were not counted.",
 			KO: "Tigera 오퍼레이터로 설치한 Calico(설정은 KubeControllersConfiguration에 있음), etcd 데이터 저장소 모드, 데이터 저장소 자체의 크기는 보지 못합니다. 파드 수를 세지 않았을 때는 워크로드에서 추정합니다.",
 		},
-		Kinds: []inventory.Kind{inventory.Deployment, inventory.IPAMHandle, inventory.Node, inventory.StatefulSet, inventory.DaemonSet},
-		Cases: []string{"IL-0304"},
+		Kinds:    []inventory.Kind{inventory.Deployment, inventory.Node, inventory.StatefulSet, inventory.DaemonSet},
+		Optional: []inventory.Kind{inventory.IPAMHandle},
+		Cases:    []string{"IL-0304"},
 	}
 	c.Run = func(inv *inventory.Inventory) []Finding {
 		var out []Finding

@@ -56,7 +56,7 @@ func livenessSameAsReadiness() *Check {
 			EN: "Different endpoints that check the same things inside the application, probes whose thresholds differ enough to matter (the handler alone is compared), and bare pods.",
 			KO: "애플리케이션 안에서 같은 것을 확인하는 서로 다른 엔드포인트, 임계값이 충분히 달라 의미가 있는 프로브(핸들러만 비교합니다), 단독 파드는 보지 못합니다.",
 		},
-		Kinds: longRunning,
+		AnyOf: [][]inventory.Kind{longRunning},
 		Cases: []string{"IL-0710", "IL-0711"},
 	}
 	c.Run = func(inv *inventory.Inventory) []Finding {
@@ -105,7 +105,7 @@ func livenessShortWindow() *Check {
 			EN: "How long the process really pauses (many never pause for 30 seconds), the probe's timeoutSeconds against the endpoint's latency, and probes kept in bare pods.",
 			KO: "프로세스가 실제로 얼마나 멈추는지(30초씩 멈추지 않는 프로세스가 많습니다), 엔드포인트 지연에 견준 프로브의 timeoutSeconds, 단독 파드의 프로브는 보지 못합니다.",
 		},
-		Kinds: longRunning,
+		AnyOf: [][]inventory.Kind{longRunning},
 		Cases: []string{"IL-0564"},
 	}
 	c.Run = func(inv *inventory.Inventory) []Finding {

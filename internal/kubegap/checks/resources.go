@@ -73,7 +73,8 @@ func noMemoryLimit() *Check {
 			EN: "Admission policies or mutating webhooks that add limits at creation, init containers, bare pods, and whether the node has enough memory reserved for the system (kube-reserved, eviction thresholds).",
 			KO: "생성 시 제한을 붙이는 어드미션 정책이나 mutating 웹훅, init 컨테이너, 단독 파드, 노드가 시스템용 메모리를 충분히 예약했는지(kube-reserved, eviction 임계값)는 보지 못합니다.",
 		},
-		Kinds: []inventory.Kind{inventory.Deployment, inventory.StatefulSet, inventory.DaemonSet, inventory.Job, inventory.CronJob, inventory.LimitRange},
+		Kinds: []inventory.Kind{inventory.LimitRange},
+		AnyOf: [][]inventory.Kind{allWorkloads},
 		Cases: []string{"IL-0331"},
 	}
 	m.Run = func(inv *inventory.Inventory) []Finding {
@@ -114,7 +115,7 @@ func prometheusStartupWindow() *Check {
 			EN: "The WAL's actual size and replay time (a small Prometheus starts well within 15 minutes), and other servers that replay logs at start (Loki, Thanos receive, databases).",
 			KO: "WAL의 실제 크기와 재생 시간(작은 Prometheus는 15분 안에 충분히 뜹니다), 시작할 때 로그를 재생하는 다른 서버(Loki, Thanos receive, 데이터베이스)는 보지 못합니다.",
 		},
-		Kinds: []inventory.Kind{inventory.StatefulSet, inventory.Deployment},
+		AnyOf: [][]inventory.Kind{{inventory.StatefulSet, inventory.Deployment}},
 		Cases: []string{"IL-0416"},
 	}
 	p.Run = func(inv *inventory.Inventory) []Finding {
@@ -167,7 +168,8 @@ func jobRetriesUnboundedMemory() *Check {
 			EN: "LimitRange defaults and admission policies that add limits, how much memory the job really uses, and node auto-repair settings.",
 			KO: "제한을 붙이는 LimitRange 기본값과 어드미션 정책, 작업이 실제로 쓰는 메모리, 노드 자동 복구 설정은 보지 못합니다.",
 		},
-		Kinds: []inventory.Kind{inventory.Job, inventory.CronJob, inventory.LimitRange},
+		Kinds: []inventory.Kind{inventory.LimitRange},
+		AnyOf: [][]inventory.Kind{{inventory.Job, inventory.CronJob}},
 		Cases: []string{"IL-0361"},
 	}
 	j.Run = func(inv *inventory.Inventory) []Finding {

@@ -33,7 +33,8 @@ func serviceSelectorExtraLabel() *Check {
 			EN: "Labels running pods actually carry (a label that every pod already has is harmless), Services meant to pick a subset on purpose by a label the template also sets, and selectors built by other controllers (service meshes, Gateway API).",
 			KO: "실행 중인 파드가 실제로 가진 레이블(모든 파드가 이미 가진 레이블이면 문제없음), 템플릿에도 있는 레이블로 일부러 일부만 고르는 Service, 다른 컨트롤러(서비스 메시, Gateway API)가 만드는 셀렉터는 보지 못합니다.",
 		},
-		Kinds: []inventory.Kind{inventory.Service, inventory.Deployment, inventory.StatefulSet, inventory.DaemonSet},
+		Kinds: []inventory.Kind{inventory.Service},
+		AnyOf: [][]inventory.Kind{{inventory.Deployment, inventory.StatefulSet, inventory.DaemonSet}},
 		Cases: []string{"IL-0191"},
 	}
 	s.Run = func(inv *inventory.Inventory) []Finding {
@@ -98,8 +99,10 @@ func noPrestopBehindLB() *Check {
 			EN: "Applications that already keep serving after SIGTERM, load balancers that drain connections themselves, readiness gates, and Gateway API routes.",
 			KO: "SIGTERM 뒤에도 이미 계속 응답하는 애플리케이션, 스스로 연결을 드레인하는 로드밸런서, readiness gate, Gateway API 라우트는 보지 못합니다.",
 		},
-		Kinds: []inventory.Kind{inventory.Service, inventory.Ingress, inventory.Deployment, inventory.StatefulSet},
-		Cases: []string{"IL-0323"},
+		Kinds:    []inventory.Kind{inventory.Service},
+		AnyOf:    [][]inventory.Kind{{inventory.Deployment, inventory.StatefulSet}},
+		Optional: []inventory.Kind{inventory.Ingress},
+		Cases:    []string{"IL-0323"},
 	}
 	p.Run = func(inv *inventory.Inventory) []Finding {
 		fronted := map[string]string{} // ns/name -> how
@@ -182,7 +185,8 @@ func noDisruptionBudget() *Check {
 			EN: "How nodes are replaced: a budget only holds against evictions, and tools that terminate instances directly (as in the cited case) bypass it. Budgets that exist but allow zero disruptions (which block drains) are not judged here.",
 			KO: "노드를 어떻게 교체하는지는 보지 못합니다. 예산은 eviction에만 효력이 있어서, 인스턴스를 바로 종료하는 도구(인용한 사례처럼)는 이를 우회합니다. 있지만 중단을 하나도 허용하지 않는(drain을 막는) 예산은 여기서 판단하지 않습니다.",
 		},
-		Kinds: []inventory.Kind{inventory.Deployment, inventory.StatefulSet, inventory.PDB},
+		Kinds: []inventory.Kind{inventory.PDB},
+		AnyOf: [][]inventory.Kind{{inventory.Deployment, inventory.StatefulSet}},
 		Cases: []string{"IL-0342"},
 	}
 	b.Run = func(inv *inventory.Inventory) []Finding {
@@ -241,8 +245,9 @@ func externalDNSWeightMissing() *Check {
 			EN: "external-dns's provider, domain filters and ingress-class filters (an Ingress it ignores is harmless), records already in the DNS zone, and routing policies other than AWS weights.",
 			KO: "external-dns의 프로바이더, 도메인 필터와 ingress-class 필터(무시되는 Ingress는 해가 없음), DNS 존에 이미 있는 레코드, AWS 가중치 이외의 라우팅 정책은 보지 못합니다.",
 		},
-		Kinds: []inventory.Kind{inventory.Ingress, inventory.Service},
-		Cases: []string{"IL-0415"},
+		Kinds:    []inventory.Kind{inventory.Ingress},
+		Optional: []inventory.Kind{inventory.Service},
+		Cases:    []string{"IL-0415"},
 	}
 	e.Run = func(inv *inventory.Inventory) []Finding {
 		const setID, weight = "external-dns.alpha.kubernetes.io/set-identifier", "external-dns.alpha.kubernetes.io/aws-weight"

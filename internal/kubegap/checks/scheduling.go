@@ -74,7 +74,7 @@ func replicasNotSpread() *Check {
 			EN: "Where the pods are right now, cluster-wide default spreading set in the scheduler's configuration, the number of nodes, and node selectors that pin every replica to a small pool anyway.",
 			KO: "지금 파드가 실제로 어디 있는지, 스케줄러 설정에 둔 클러스터 전체 기본 분산, 노드 수, 어차피 모든 복제본을 작은 노드 풀에 묶는 노드 셀렉터는 보지 못합니다.",
 		},
-		Kinds: []inventory.Kind{inventory.Deployment, inventory.StatefulSet},
+		AnyOf: [][]inventory.Kind{{inventory.Deployment, inventory.StatefulSet}},
 		Cases: []string{"IL-0542", "IL-0560"},
 	}
 	c.Run = func(inv *inventory.Inventory) []Finding {
@@ -148,7 +148,8 @@ func noResourceRequests() *Check {
 			EN: "Admission policies or webhooks that add requests at creation, whether the requests that are set match real use (undersized requests pack nodes as well), init containers, and bare pods.",
 			KO: "생성 시 요청을 붙이는 어드미션 정책이나 웹훅, 설정된 요청이 실제 사용량에 맞는지(너무 작은 요청도 노드를 과밀하게 만듭니다), init 컨테이너, 단독 파드는 보지 못합니다.",
 		},
-		Kinds: append(append([]inventory.Kind{}, allWorkloads...), inventory.LimitRange),
+		Kinds: []inventory.Kind{inventory.LimitRange},
+		AnyOf: [][]inventory.Kind{allWorkloads},
 		Cases: []string{"IL-0712", "IL-0779", "IL-0711"},
 	}
 	c.Run = func(inv *inventory.Inventory) []Finding {
@@ -201,7 +202,7 @@ func memoryOvercommit() *Check {
 			EN: "What the containers really use (a ratio that matches measured use can be fine), LimitRange ratios (maxLimitRequestRatio) and defaults, and the node's eviction thresholds.",
 			KO: "컨테이너가 실제로 쓰는 양(측정한 사용량에 맞는 비율이면 괜찮을 수 있습니다), LimitRange의 비율(maxLimitRequestRatio)과 기본값, 노드의 eviction 임계값은 보지 못합니다.",
 		},
-		Kinds: allWorkloads,
+		AnyOf: [][]inventory.Kind{allWorkloads},
 		Cases: []string{"IL-0712"},
 	}
 	c.Run = func(inv *inventory.Inventory) []Finding {

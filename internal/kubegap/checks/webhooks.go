@@ -92,7 +92,8 @@ func webhookCoversKubeSystem() *Check {
 			EN: "objectSelector and matchConditions that narrow the webhook further, what the policy behind it allows, and the health of its backend.",
 			KO: "웹훅을 더 좁히는 objectSelector와 matchConditions, 그 뒤의 정책이 허용하는 것, 백엔드의 상태는 보지 못합니다.",
 		},
-		Kinds: []inventory.Kind{inventory.ValidatingWebhook, inventory.MutatingWebhook, inventory.Namespace},
+		Kinds: []inventory.Kind{inventory.Namespace},
+		AnyOf: [][]inventory.Kind{{inventory.ValidatingWebhook, inventory.MutatingWebhook}},
 		Cases: []string{"IL-0324", "IL-0411"},
 	}
 	k.Run = func(inv *inventory.Inventory) []Finding {
@@ -156,7 +157,7 @@ func webhookAllResourcesFailClosed() *Check {
 			EN: "How reliable the backend is, namespace and object selectors that limit the blast radius in practice, and matchConditions.",
 			KO: "백엔드가 얼마나 믿을 만한지, 실제 영향 범위를 줄이는 네임스페이스·객체 셀렉터, matchConditions는 보지 못합니다.",
 		},
-		Kinds: []inventory.Kind{inventory.ValidatingWebhook, inventory.MutatingWebhook},
+		AnyOf: [][]inventory.Kind{{inventory.ValidatingWebhook, inventory.MutatingWebhook}},
 		Cases: []string{"IL-0351", "IL-0324"},
 	}
 	a.Run = func(inv *inventory.Inventory) []Finding {

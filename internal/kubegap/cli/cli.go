@@ -324,6 +324,15 @@ func LiveScan(ctx context.Context, o live.Options, timeout time.Duration, cs []*
 			res.NotEvaluated[i].Reason = strings.Join(rs, "; ")
 		}
 	}
+	for i, p := range res.Partial {
+		var rs []string
+		for _, k := range p.Missing {
+			if r := why[k]; r != "" {
+				rs = append(rs, r)
+			}
+		}
+		res.Partial[i].Cause = strings.Join(rs, "; ")
+	}
 	return res, nil
 }
 

@@ -134,7 +134,8 @@ func (inv *Inventory) Has(ks ...Kind) bool {
 	return true
 }
 
-// objectMeta is the part of any object Add needs before decoding it fully.
+// objectMeta is the part of any object addChecked reads before decoding it
+// fully.
 type objectMeta struct {
 	Metadata struct {
 		Name        string            `json:"name"`
@@ -151,65 +152,123 @@ func (inv *Inventory) Add(k Kind, raw []byte, src Source) error {
 	return err
 }
 
+// Filed is what AddObject made of an object.
+type Filed struct {
+	// Ref names the object as filed (its namespace the assumed one when it
+	// named none); the zero Ref when the object was not needed.
+	Ref Ref
+	// Namespace and Name are the object's own metadata, as written.
+	Namespace, Name string
+}
+
 // AddObject is Add for objects read from files: a namespaced object without
 // a namespace takes defaultNamespace (when set), as kubectl apply would give
 // it, and src records that; an object already filed from a file is not
-// filed again (a *DuplicateError). It returns the object's Ref ("" name
-// when the object was not needed).
-func (inv *Inventory) AddObject(k Kind, raw []byte, src Source, defaultNamespace string) (Ref, error) {
+// filed again (a *DuplicateError).
+//
+// The object is decoded once, into its API type, and its name, namespace
+// and annotations are taken from that. Only an object that fails to decode
+// goes through addChecked, which reads its metadata first and so says
+// which object failed, as before.
+func (inv *Inventory) AddObject(k Kind, raw []byte, src Source, defaultNamespace string) (Filed, error) {
 	info, ok := kinds[k]
 	if !ok {
-		return Ref{}, fmt.Errorf("kind %s is not one kubegap reads", k)
+		return Filed{}, fmt.Errorf("kind %s is not one kubegap reads", k)
 	}
 	if info.CountOnly {
 		c := inv.Counts[k]
 		c.N++
 		inv.Counts[k] = c
-		return Ref{}, nil
+		return Filed{}, nil
 	}
+	obj, err := info.decode(raw)
+	if err != nil {
+		return inv.addChecked(k, info, raw, src, defaultNamespace)
+	}
+	f := Filed{Namespace: obj.GetNamespace(), Name: obj.GetName()}
+	ns := f.Namespace
+	if info.Namespaced && ns == "" && defaultNamespace != "" {
+		ns = defaultNamespace
+		src.NamespaceAssumed = true
+	}
+	if info.Namespace != "" && ns != info.Namespace {
+		return f, nil // e.g. ConfigMaps outside kube-system: not needed
+	}
+	ref := Ref{Kind: info.Kind, Namespace: ns, Name: f.Name}
+	if !info.Namespaced {
+		ref.Namespace = ""
+	}
+	f.Ref = ref
+	if src.File != "" {
+		if first, dup := inv.Sources[ref]; dup {
+			return f, &DuplicateError{Ref: ref, First: first}
+		}
+	}
+	if src.NamespaceAssumed {
+		obj.SetNamespace(ns) // kubectl apply -n sets it; so do we, before the checks see it.
+	}
+	info.file(inv, obj)
+	inv.filed(ref, src, obj.GetAnnotations())
+	return f, nil
+}
+
+// addChecked files an object the way AddObject did before it decoded once:
+// metadata first (an error there names no object), then the namespace,
+// the filter and the duplicate check, then the whole object. AddObject
+// takes this way only for objects that do not decode, so that the error
+// and the problem made of it stay what they were.
+func (inv *Inventory) addChecked(k Kind, info KindInfo, raw []byte, src Source, defaultNamespace string) (Filed, error) {
 	var m objectMeta
 	if err := json.Unmarshal(raw, &m); err != nil {
-		return Ref{}, fmt.Errorf("%s: %w", k, cleanJSONError(err))
+		return Filed{}, fmt.Errorf("%s: %w", k, cleanJSONError(err))
 	}
+	f := Filed{Namespace: m.Metadata.Namespace, Name: m.Metadata.Name}
 	ns := m.Metadata.Namespace
 	if info.Namespaced && ns == "" && defaultNamespace != "" {
 		ns = defaultNamespace
 		src.NamespaceAssumed = true
 	}
 	if info.Namespace != "" && ns != info.Namespace {
-		return Ref{}, nil // e.g. ConfigMaps outside kube-system: not needed
+		return f, nil
 	}
 	ref := Ref{Kind: info.Kind, Namespace: ns, Name: m.Metadata.Name}
 	if !info.Namespaced {
 		ref.Namespace = ""
 	}
+	f.Ref = ref
 	if src.File != "" {
 		if first, dup := inv.Sources[ref]; dup {
-			return ref, &DuplicateError{Ref: ref, First: first}
+			return f, &DuplicateError{Ref: ref, First: first}
 		}
 	}
 	if src.NamespaceAssumed {
-		// kubectl apply -n sets it; so do we, before the checks see it.
 		b, err := withNamespace(raw, ns)
 		if err != nil {
-			return ref, fmt.Errorf("%s %s: %w", k, m.Metadata.Name, cleanJSONError(err))
+			return f, fmt.Errorf("%s %s: %w", k, m.Metadata.Name, cleanJSONError(err))
 		}
 		raw = b
 	}
-	if err := info.add(inv, raw); err != nil {
-		return ref, fmt.Errorf("%s %s: %w", k, m.Metadata.Name, cleanJSONError(err))
+	obj, err := info.decode(raw)
+	if err != nil {
+		return f, fmt.Errorf("%s %s: %w", k, m.Metadata.Name, cleanJSONError(err))
 	}
+	info.file(inv, obj)
+	inv.filed(ref, src, m.Metadata.Annotations)
+	return f, nil
+}
+
+// filed records where ref came from and the checks its annotation ignores.
+func (inv *Inventory) filed(ref Ref, src Source, annotations map[string]string) {
 	if src.File != "" {
 		inv.Sources[ref] = src
 	}
-	if v := m.Metadata.Annotations[IgnoreAnnotation]; v != "" {
+	if v := annotations[IgnoreAnnotation]; v != "" {
 		for _, c := range strings.Split(v, ",") {
 			if c = strings.TrimSpace(c); c != "" {
 				inv.Ignored[ref] = append(inv.Ignored[ref], c)
 			}
 		}
 	}
-	return ref, nil
 }
 
 // AddCount adds n objects of a count-only kind.
@@ -226,15 +285,6 @@ func cleanJSONError(err error) error {
 		return fmt.Errorf("field %s: expected %s, got a %s", te.Field, te.Type, te.Value)
 	}
 	return err
-}
-
-func appendDecoded[T any](dst *[]*T, raw []byte) error {
-	v := new(T)
-	if err := json.Unmarshal(raw, v); err != nil {
-		return err
-	}
-	*dst = append(*dst, v)
-	return nil
 }
 
 // withNamespace returns raw with metadata.namespace set to ns.

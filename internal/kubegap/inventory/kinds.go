@@ -1,9 +1,20 @@
 package inventory
 
 import (
+	"encoding/json"
 	"sort"
 	"strings"
 
+	admissionv1 "k8s.io/api/admissionregistration/v1"
+	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
+	batchv1 "k8s.io/api/batch/v1"
+	corev1 "k8s.io/api/core/v1"
+	flowcontrolv1 "k8s.io/api/flowcontrol/v1"
+	networkingv1 "k8s.io/api/networking/v1"
+	policyv1 "k8s.io/api/policy/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
@@ -56,51 +67,88 @@ type KindInfo struct {
 	// Builtin kinds are served by every API server; the others come from
 	// CRDs and may be absent, which means there are none.
 	Builtin bool
-	add     func(inv *Inventory, raw []byte) error
+	codec
+}
+
+// codec decodes an object of a kind and files it in the inventory.
+type codec struct {
+	decode func(raw []byte) (metav1.Object, error)
+	file   func(inv *Inventory, obj metav1.Object)
+}
+
+// typed is the codec of a kind decoded into its API type and filed in the
+// list list returns.
+func typed[T any, P interface {
+	*T
+	metav1.Object
+}](list func(inv *Inventory) *[]P) codec {
+	return codec{
+		decode: func(raw []byte) (metav1.Object, error) {
+			v := P(new(T))
+			if err := json.Unmarshal(raw, v); err != nil {
+				return nil, err
+			}
+			return v, nil
+		},
+		file: func(inv *Inventory, obj metav1.Object) {
+			l := list(inv)
+			*l = append(*l, obj.(P))
+		},
+	}
 }
 
 var kinds = map[Kind]KindInfo{
-	Node:       {Kind: "Node", Versions: []string{"v1"}, Resource: "nodes", Builtin: true, add: func(inv *Inventory, raw []byte) error { return appendDecoded(&inv.Nodes, raw) }},
-	Namespace:  {Kind: "Namespace", Versions: []string{"v1"}, Resource: "namespaces", Builtin: true, MetadataOnly: true, add: func(inv *Inventory, raw []byte) error { return appendDecoded(&inv.Namespaces, raw) }},
+	Node:       {Kind: "Node", Versions: []string{"v1"}, Resource: "nodes", Builtin: true, codec: typed(func(inv *Inventory) *[]*corev1.Node { return &inv.Nodes })},
+	Namespace:  {Kind: "Namespace", Versions: []string{"v1"}, Resource: "namespaces", Builtin: true, MetadataOnly: true, codec: typed(func(inv *Inventory) *[]*metav1.PartialObjectMetadata { return &inv.Namespaces })},
 	Pod:        {Kind: "Pod", Versions: []string{"v1"}, Resource: "pods", Namespaced: true, Builtin: true, CountOnly: true},
-	Service:    {Kind: "Service", Versions: []string{"v1"}, Resource: "services", Namespaced: true, Builtin: true, add: func(inv *Inventory, raw []byte) error { return appendDecoded(&inv.Services, raw) }},
-	ConfigMap:  {Kind: "ConfigMap", Versions: []string{"v1"}, Resource: "configmaps", Namespaced: true, Namespace: "kube-system", Builtin: true, add: func(inv *Inventory, raw []byte) error { return appendDecoded(&inv.ConfigMaps, raw) }},
-	LimitRange: {Kind: "LimitRange", Versions: []string{"v1"}, Resource: "limitranges", Namespaced: true, Builtin: true, add: func(inv *Inventory, raw []byte) error { return appendDecoded(&inv.LimitRanges, raw) }},
-	Deployment: {Kind: "Deployment", Group: "apps", Versions: []string{"v1"}, Resource: "deployments", Namespaced: true, Builtin: true, add: func(inv *Inventory, raw []byte) error { return appendDecoded(&inv.Deployments, raw) }},
+	Service:    {Kind: "Service", Versions: []string{"v1"}, Resource: "services", Namespaced: true, Builtin: true, codec: typed(func(inv *Inventory) *[]*corev1.Service { return &inv.Services })},
+	ConfigMap:  {Kind: "ConfigMap", Versions: []string{"v1"}, Resource: "configmaps", Namespaced: true, Namespace: "kube-system", Builtin: true, codec: typed(func(inv *Inventory) *[]*corev1.ConfigMap { return &inv.ConfigMaps })},
+	LimitRange: {Kind: "LimitRange", Versions: []string{"v1"}, Resource: "limitranges", Namespaced: true, Builtin: true, codec: typed(func(inv *Inventory) *[]*corev1.LimitRange { return &inv.LimitRanges })},
+	Deployment: {Kind: "Deployment", Group: "apps", Versions: []string{"v1"}, Resource: "deployments", Namespaced: true, Builtin: true, codec: typed(func(inv *Inventory) *[]*appsv1.Deployment { return &inv.Deployments })},
 	StatefulSet: {Kind: "StatefulSet", Group: "apps", Versions: []string{"v1"}, Resource: "statefulsets", Namespaced: true, Builtin: true,
-		add: func(inv *Inventory, raw []byte) error { return appendDecoded(&inv.StatefulSets, raw) }},
+		codec: typed(func(inv *Inventory) *[]*appsv1.StatefulSet { return &inv.StatefulSets })},
 	DaemonSet: {Kind: "DaemonSet", Group: "apps", Versions: []string{"v1"}, Resource: "daemonsets", Namespaced: true, Builtin: true,
-		add: func(inv *Inventory, raw []byte) error { return appendDecoded(&inv.DaemonSets, raw) }},
-	Job:     {Kind: "Job", Group: "batch", Versions: []string{"v1"}, Resource: "jobs", Namespaced: true, Builtin: true, add: func(inv *Inventory, raw []byte) error { return appendDecoded(&inv.Jobs, raw) }},
-	CronJob: {Kind: "CronJob", Group: "batch", Versions: []string{"v1"}, Resource: "cronjobs", Namespaced: true, Builtin: true, add: func(inv *Inventory, raw []byte) error { return appendDecoded(&inv.CronJobs, raw) }},
+		codec: typed(func(inv *Inventory) *[]*appsv1.DaemonSet { return &inv.DaemonSets })},
+	Job:     {Kind: "Job", Group: "batch", Versions: []string{"v1"}, Resource: "jobs", Namespaced: true, Builtin: true, codec: typed(func(inv *Inventory) *[]*batchv1.Job { return &inv.Jobs })},
+	CronJob: {Kind: "CronJob", Group: "batch", Versions: []string{"v1"}, Resource: "cronjobs", Namespaced: true, Builtin: true, codec: typed(func(inv *Inventory) *[]*batchv1.CronJob { return &inv.CronJobs })},
 	HPA: {Kind: "HorizontalPodAutoscaler", Group: "autoscaling", Versions: []string{"v2"}, Resource: "horizontalpodautoscalers", Namespaced: true, Builtin: true,
-		add: func(inv *Inventory, raw []byte) error { return appendDecoded(&inv.HPAs, raw) }},
+		codec: typed(func(inv *Inventory) *[]*autoscalingv2.HorizontalPodAutoscaler { return &inv.HPAs })},
 	PDB: {Kind: "PodDisruptionBudget", Group: "policy", Versions: []string{"v1"}, Resource: "poddisruptionbudgets", Namespaced: true, Builtin: true,
-		add: func(inv *Inventory, raw []byte) error { return appendDecoded(&inv.PDBs, raw) }},
+		codec: typed(func(inv *Inventory) *[]*policyv1.PodDisruptionBudget { return &inv.PDBs })},
 	Ingress: {Kind: "Ingress", Group: "networking.k8s.io", Versions: []string{"v1"}, Resource: "ingresses", Namespaced: true, Builtin: true,
-		add: func(inv *Inventory, raw []byte) error { return appendDecoded(&inv.Ingresses, raw) }},
+		codec: typed(func(inv *Inventory) *[]*networkingv1.Ingress { return &inv.Ingresses })},
 	ClusterRole: {Kind: "ClusterRole", Group: "rbac.authorization.k8s.io", Versions: []string{"v1"}, Resource: "clusterroles", Builtin: true,
-		add: func(inv *Inventory, raw []byte) error { return appendDecoded(&inv.ClusterRoles, raw) }},
+		codec: typed(func(inv *Inventory) *[]*rbacv1.ClusterRole { return &inv.ClusterRoles })},
 	ClusterRoleBinding: {Kind: "ClusterRoleBinding", Group: "rbac.authorization.k8s.io", Versions: []string{"v1"}, Resource: "clusterrolebindings", Builtin: true,
-		add: func(inv *Inventory, raw []byte) error { return appendDecoded(&inv.ClusterRoleBindings, raw) }},
+		codec: typed(func(inv *Inventory) *[]*rbacv1.ClusterRoleBinding { return &inv.ClusterRoleBindings })},
 	FlowSchema: {Kind: "FlowSchema", Group: "flowcontrol.apiserver.k8s.io", Versions: []string{"v1", "v1beta3"}, Resource: "flowschemas", Builtin: true,
-		add: func(inv *Inventory, raw []byte) error { return appendDecoded(&inv.FlowSchemas, raw) }},
+		codec: typed(func(inv *Inventory) *[]*flowcontrolv1.FlowSchema { return &inv.FlowSchemas })},
 	PriorityLevel: {Kind: "PriorityLevelConfiguration", Group: "flowcontrol.apiserver.k8s.io", Versions: []string{"v1", "v1beta3"}, Resource: "prioritylevelconfigurations", Builtin: true,
-		add: func(inv *Inventory, raw []byte) error { return appendDecoded(&inv.PriorityLevels, raw) }},
+		codec: typed(func(inv *Inventory) *[]*flowcontrolv1.PriorityLevelConfiguration { return &inv.PriorityLevels })},
 	ValidatingWebhook: {Kind: "ValidatingWebhookConfiguration", Group: "admissionregistration.k8s.io", Versions: []string{"v1"}, Resource: "validatingwebhookconfigurations", Builtin: true,
-		add: func(inv *Inventory, raw []byte) error { return appendDecoded(&inv.ValidatingWebhooks, raw) }},
+		codec: typed(func(inv *Inventory) *[]*admissionv1.ValidatingWebhookConfiguration { return &inv.ValidatingWebhooks })},
 	MutatingWebhook: {Kind: "MutatingWebhookConfiguration", Group: "admissionregistration.k8s.io", Versions: []string{"v1"}, Resource: "mutatingwebhookconfigurations", Builtin: true,
-		add: func(inv *Inventory, raw []byte) error { return appendDecoded(&inv.MutatingWebhooks, raw) }},
+		codec: typed(func(inv *Inventory) *[]*admissionv1.MutatingWebhookConfiguration { return &inv.MutatingWebhooks })},
 	CustomResourceDefinition: {Kind: "CustomResourceDefinition", Group: "apiextensions.k8s.io", Versions: []string{"v1"}, Resource: "customresourcedefinitions", Builtin: true, MetadataOnly: true,
-		add: func(inv *Inventory, raw []byte) error { return appendDecoded(&inv.CRDs, raw) }},
+		codec: typed(func(inv *Inventory) *[]*metav1.PartialObjectMetadata { return &inv.CRDs })},
 	BGPPeer: {Kind: "BGPPeer", Group: "crd.projectcalico.org", Versions: []string{"v1"}, Resource: "bgppeers",
-		add: func(inv *Inventory, raw []byte) error {
-			u := &unstructured.Unstructured{}
-			if err := u.UnmarshalJSON(raw); err != nil {
-				return err
-			}
-			inv.BGPPeers = append(inv.BGPPeers, u)
-			return nil
+		codec: codec{
+			decode: func(raw []byte) (metav1.Object, error) {
+				// Unstructured takes any metadata; the typed decoders
+				// refuse a bad one, and so must this.
+				var m objectMeta
+				if err := json.Unmarshal(raw, &m); err != nil {
+					return nil, err
+				}
+				u := &unstructured.Unstructured{}
+				if err := u.UnmarshalJSON(raw); err != nil {
+					return nil, err
+				}
+				return u, nil
+			},
+			file: func(inv *Inventory, obj metav1.Object) {
+				inv.BGPPeers = append(inv.BGPPeers, obj.(*unstructured.Unstructured))
+			},
 		}},
 	AuthRequest: {Kind: "AuthRequest", Group: "dex.coreos.com", Versions: []string{"v1"}, Resource: "authrequests", Namespaced: true, CountOnly: true},
 	IPAMHandle:  {Kind: "IPAMHandle", Group: "crd.projectcalico.org", Versions: []string{"v1"}, Resource: "ipamhandles", CountOnly: true},

@@ -28,6 +28,7 @@ import (
 	"github.com/incidentlib/incidentlib/internal/kubegap"
 	"github.com/incidentlib/incidentlib/internal/kubegap/checks"
 	"github.com/incidentlib/incidentlib/internal/kubegap/cli"
+	"github.com/incidentlib/incidentlib/internal/kubegap/inventory"
 	"github.com/incidentlib/incidentlib/internal/kubegap/kubetest"
 	"github.com/incidentlib/incidentlib/internal/kubegap/live"
 	"github.com/incidentlib/incidentlib/internal/kubegap/manifest"
@@ -162,13 +163,14 @@ func loadCluster(t *testing.T, c *kubetest.Cluster) {
 		t.Fatal(err)
 	}
 	l := &loader{t: t, dyn: dyn, mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc)), nss: map[string]bool{"default": true, "kube-system": true}}
-	// The limited identity: get/list on five kinds, nothing else.
+	// The limited identity: get/list on four kinds, nothing else; it may
+	// list Deployments but not StatefulSets.
 	l.load("limited-rbac", `apiVersion: rbac.authorization.k8s.io/v1
 kind: ClusterRole
 metadata: {name: kubegap-limited}
 rules:
 - apiGroups: [apps]
-  resources: [deployments, daemonsets, statefulsets]
+  resources: [deployments, daemonsets]
   verbs: [get, list]
 - apiGroups: [""]
   resources: [services]
@@ -291,7 +293,8 @@ func auditFor(t *testing.T, path, user string) []auditEvent {
 // live scan finds what the offline scan of the same objects finds, that the
 // report's request count matches the API server's audit log, that every
 // request was a paged, read-only one, and that a limited identity gets "not
-// evaluated" for the checks it cannot feed.
+// evaluated" for the checks it cannot feed and "partial" for those that
+// can do without what it may not list.
 func TestLive(t *testing.T) {
 	c := kubetest.Start(t)
 	loadCluster(t, c)
@@ -362,52 +365,12 @@ func TestLive(t *testing.T) {
 	}
 	t.Logf("live scan: %d requests (%d access reviews, %d kinds, %d pages)", res.APIRequests, ssar, len(lists), sum(pages))
 
-	// A limited identity: get/list on five kinds only.
+	// A limited identity: get/list on four kinds only.
 	lim, err := cli.LiveScan(ctx, live.Options{Kubeconfig: c.Kubeconfig, Context: "limited"}, time.Minute, cs, nil, false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	allowed := map[string]bool{"Deployment": true, "DaemonSet": true, "StatefulSet": true, "Service": true, "HorizontalPodAutoscaler": true}
-	notEval := map[string]string{}
-	for _, n := range lim.NotEvaluated {
-		notEval[n.Check] = n.Reason
-	}
-	evaluated := 0
-	for _, ch := range cs {
-		can := true
-		for _, k := range ch.Kinds {
-			can = can && allowed[string(k)]
-		}
-		reason, skipped := notEval[ch.ID]
-		switch {
-		case can && skipped:
-			t.Errorf("%s could be evaluated but was not: %s", ch.ID, reason)
-		case !can && !skipped:
-			t.Errorf("%s was evaluated without access to all its kinds", ch.ID)
-		case !can && !strings.Contains(reason, "not allowed to list"):
-			t.Errorf("%s: reason %q does not say it was not allowed", ch.ID, reason)
-		case can:
-			evaluated++
-		}
-	}
-	if evaluated == 0 {
-		t.Fatal("the limited identity evaluated no check; the test proves nothing")
-	}
-	for _, f := range lim.Findings {
-		if _, skipped := notEval[f.Check]; skipped {
-			t.Errorf("finding from a check not evaluated: %s", key(f))
-		}
-	}
-	// What it could evaluate, it found as the full scan did.
-	var want []checks.Finding
-	for _, f := range res.Findings {
-		if _, skipped := notEval[f.Check]; !skipped {
-			want = append(want, f)
-		}
-	}
-	if a, b := strings.Join(keys(lim.Findings), "\n"), strings.Join(keys(want), "\n"); a != b {
-		t.Errorf("limited findings differ from the full scan's\nlimited:\n%s\nfull:\n%s", a, b)
-	}
+	checkLimited(t, cs, lim)
 
 	checkNamespaceScan(t, c, cs)
 
@@ -451,4 +414,124 @@ func sum(m map[string]int) int {
 		n += v
 	}
 	return n
+}
+
+// limitedKinds are what the limited identity may list.
+var limitedKinds = map[inventory.Kind]bool{inventory.Deployment: true, inventory.DaemonSet: true, inventory.Service: true, inventory.HPA: true}
+
+// offlineLimited scans the fixtures' objects of limitedKinds offline, with
+// every other kind marked unread: what a live scan that may list only
+// those kinds must report.
+func offlineLimited(t *testing.T, cs []*checks.Check) *kubegap.Result {
+	t.Helper()
+	var b bytes.Buffer
+	keep := func(file, data string) {
+		err := manifest.Read(file, strings.NewReader(data), nil, func(d manifest.Doc) error {
+			if k := inventory.Kind(d.Kind); limitedKinds[k] {
+				b.Write(d.JSON)
+				b.WriteByte('\n')
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+	}
+	for _, f := range liveFixtures {
+		if f == "BULK" {
+			keep("bulk", bulkYAML())
+			continue
+		}
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		keep(f, string(data))
+	}
+	file := filepath.Join(t.TempDir(), "limited.json")
+	if err := os.WriteFile(file, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	inv, _, err := kubegap.ReadFiles([]string{file}, nil, cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := range inv.Read {
+		if !limitedKinds[k] {
+			delete(inv.Read, k)
+		}
+	}
+	return kubegap.Evaluate(inv, cs, nil, false)
+}
+
+// checkLimited: the limited identity (Deployments, DaemonSets, Services
+// and HPAs) leaves unevaluated the checks that need another kind, runs
+// partially those that can do without the kinds it may not list, finds
+// what the offline scan of the same objects finds, and says all of it in
+// the JSON report.
+func checkLimited(t *testing.T, cs []*checks.Check, lim *kubegap.Result) {
+	t.Helper()
+	want := offlineLimited(t, cs)
+	str := func(ne []kubegap.NotEvaluated, p []kubegap.Partial) string {
+		var out []string
+		for _, n := range ne {
+			out = append(out, "not evaluated "+n.Check+": "+strings.Join(n.Missing, ","))
+		}
+		for _, n := range p {
+			out = append(out, "partial "+n.Check+": "+strings.Join(n.Missing, ","))
+		}
+		return strings.Join(out, "\n")
+	}
+	if a, b := str(lim.NotEvaluated, lim.Partial), str(want.NotEvaluated, want.Partial); a != b {
+		t.Errorf("limited identity:\n%s\nwant (offline, the same kinds unread):\n%s", a, b)
+	}
+	if len(lim.Partial) == 0 || lim.Evaluated() == len(lim.Partial) {
+		t.Fatalf("%d partial of %d evaluated: the test proves nothing", len(lim.Partial), lim.Evaluated())
+	}
+	t.Logf("limited identity: %d of %d checks evaluated, %d of them partially, %d findings\n%s", lim.Evaluated(), lim.Checks, len(lim.Partial), len(lim.Findings), str(nil, lim.Partial))
+	for _, n := range lim.NotEvaluated {
+		if !strings.Contains(n.Reason, "not allowed to list") {
+			t.Errorf("%s: reason %q does not say it was not allowed", n.Check, n.Reason)
+		}
+	}
+	if a, b := strings.Join(keys(lim.Findings), "\n"), strings.Join(keys(want.Findings), "\n"); a != b {
+		t.Errorf("limited findings differ from the offline scan of the same kinds\nlimited:\n%s\noffline:\n%s", a, b)
+	}
+
+	// The JSON report carries the partial checks, their unseen kinds and
+	// why, and counts them among the evaluated.
+	var buf bytes.Buffer
+	if err := report.Write(&buf, lim, "json", "en", "test"); err != nil {
+		t.Fatal(err)
+	}
+	var r struct {
+		Checks struct {
+			Selected, Evaluated, Partial int
+			NotEvaluated                 int `json:"not_evaluated"`
+		}
+		Partial []struct {
+			Check   string
+			Missing []string
+			Reason  string
+		}
+	}
+	if err := json.Unmarshal(buf.Bytes(), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Checks.Evaluated+r.Checks.NotEvaluated != r.Checks.Selected || r.Checks.Partial != len(lim.Partial) || r.Checks.Evaluated != lim.Evaluated() || len(r.Partial) != len(lim.Partial) {
+		t.Errorf("report checks %+v for %d partial, %d evaluated", r.Checks, len(lim.Partial), lim.Evaluated())
+	}
+	found := false
+	for _, p := range r.Partial {
+		if p.Check == "replicas-not-spread" {
+			found = true
+			if strings.Join(p.Missing, ",") != "StatefulSet" ||
+				!strings.Contains(p.Reason, "evaluated without StatefulSet") || !strings.Contains(p.Reason, "not allowed to list statefulsets") {
+				t.Errorf("JSON partial entry %+v", p)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no partial entry for replicas-not-spread in the JSON report:\n%s", buf.String())
+	}
 }

@@ -85,6 +85,14 @@ func TestReadErrors(t *testing.T) {
 		{"truncated json", "{\"apiVersion\": \"v1\", \"kind\":", "in.yaml:1: invalid JSON"},
 		{"list with scalar item", "apiVersion: v1\nkind: List\nitems:\n- 3\n", "in.yaml:4: list item must be an object"},
 		{"second document broken", "apiVersion: v1\nkind: Service\nmetadata: {name: a}\n---\napiVersion: v1\nkind: [\n", "in.yaml:"},
+		// After a streamed List's items (left out of the text the library
+		// parses), errors keep the lines the library gave before: the
+		// line of the key after the items, or of the bad line.
+		{"after streamed items", "apiVersion: v1\nitems:\n- apiVersion: v1\n  kind: Service\n  metadata: {name: a}\n- apiVersion: v1\n  kind: Service\n  metadata: {name: b}\nkind: List\nmetadata: {a: [b}\n", "in.yaml:9: invalid YAML: did not find expected ',' or ']'"},
+		{"after streamed items, at the end", "apiVersion: v1\nitems:\n- apiVersion: v1\n  kind: Service\n  metadata: {name: a}\nkind: \"List\n", "in.yaml:6: invalid YAML: found unexpected end of stream"},
+		{"after streamed items and a comment", "apiVersion: v1\nitems:\n- apiVersion: v1\n  kind: Service\n  metadata: {name: a}\n\n# c\nkind: List\n  bad: indent\n", "in.yaml:9: invalid YAML: mapping values are not allowed in this context"},
+		{"after the second List's streamed items", "apiVersion: v1\nitems:\n- apiVersion: v1\n  kind: Service\n  metadata: {name: a}\n- apiVersion: v1\n  kind: Service\n  metadata: {name: b}\nkind: List\n---\napiVersion: v1\nitems:\n- apiVersion: v1\n  kind: Service\n  metadata: {name: c}\nkind: List\nmetadata: {a: [b}\n", "in.yaml:16: invalid YAML: did not find expected ',' or ']'"},
+		{"before and after streamed items", "apiVersion: v1\nmetadata: {}\n# about the items\nitems:\n- apiVersion: v1\n  kind: Service\n  metadata: {name: a}\nkind: List\nx: [\n", "in.yaml:9: invalid YAML: did not find expected node content"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := readAll(t, tc.input)

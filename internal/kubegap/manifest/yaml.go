@@ -75,8 +75,9 @@ type yamlStream struct {
 	fn   func(Doc) error
 	line int // lines read so far
 
-	doc      bytes.Buffer // the current document; streamed item lines left blank
+	doc      bytes.Buffer // the current document, without its streamed items' lines
 	docStart int
+	gap      lineGap // the streamed items' lines, left out of doc
 	inItems  bool
 	streamed bool
 	item     bytes.Buffer
@@ -135,7 +136,7 @@ func parseItem(name string, text []byte, start int, want Want) (res itemResult) 
 			res = itemResult{err: &Error{File: name, Line: start, Msg: fmt.Sprintf("invalid YAML: %v", p)}}
 		}
 	}()
-	err := decodeDocs(name, text, start-1, false, want, func(d Doc) error {
+	err := decodeDocs(name, text, start-1, false, lineGap{}, want, func(d Doc) error {
 		res.docs = append(res.docs, d)
 		return nil
 	})
@@ -155,7 +156,7 @@ func parseDoc(name string, text []byte, start int, want Want) (res itemResult) {
 			res = itemResult{err: &Error{File: name, Line: start, Msg: fmt.Sprintf("invalid YAML: %v", p)}}
 		}
 	}()
-	res.err = decodeDocs(name, text, start-1, false, want, func(d Doc) error {
+	res.err = decodeDocs(name, text, start-1, false, lineGap{}, want, func(d Doc) error {
 		res.docs = append(res.docs, d)
 		return nil
 	})
@@ -197,7 +198,7 @@ func isDocSeparator(l []byte) bool {
 
 func (y *yamlStream) addLine(raw []byte) error {
 	y.line++
-	l := bytes.TrimRight(raw, "\r\n")
+	l := trimEOL(raw)
 	if isDocSeparator(l) {
 		if err := y.endDoc(); err != nil {
 			return err
@@ -223,11 +224,11 @@ func (y *yamlStream) addLine(raw []byte) error {
 			}
 			y.itemLine = y.line
 			y.item.Write(raw)
-			y.doc.WriteByte('\n')
+			y.skipLine()
 			return nil
 		case indented && y.itemLine > 0:
 			y.item.Write(raw)
-			y.doc.WriteByte('\n')
+			y.skipLine()
 			return nil
 		case indented && (len(bytes.TrimSpace(l)) == 0 || bytes.HasPrefix(bytes.TrimSpace(l), []byte("#"))):
 			y.doc.Write(raw)
@@ -252,6 +253,39 @@ func (y *yamlStream) addLine(raw []byte) error {
 		y.doc.WriteByte('\n')
 	}
 	return nil
+}
+
+// skipLine leaves the current line, a streamed item's, out of the
+// document and counts it. From the first item to the key after the last,
+// every line is an item's: one run, which yamlError gives back to the line
+// numbers of an error in the rest of the document. (The document used to
+// hold a blank line for each: millions of them in a large dump, each one
+// scanned again by the YAML library.)
+func (y *yamlStream) skipLine() {
+	if y.gap.n == 0 {
+		y.gap.at = y.line - y.docStart // the document's lines before this one
+	}
+	y.gap.n++
+}
+
+// lineGap is a run of n lines left out of a text after its first at lines.
+type lineGap struct{ at, n int }
+
+// line is the line of the whole text that line l of the shortened one was.
+func (g lineGap) line(l int) int {
+	if g.n > 0 && l > g.at {
+		return l + g.n
+	}
+	return l
+}
+
+// trimEOL is bytes.TrimRight(l, "\r\n") without the cutset's cost, which
+// is felt once a line on a dump of millions of lines.
+func trimEOL(l []byte) []byte {
+	for len(l) > 0 && (l[len(l)-1] == '\n' || l[len(l)-1] == '\r') {
+		l = l[:len(l)-1]
+	}
+	return l
 }
 
 // leadingLines counts the lines before the node of a document (blank
@@ -351,6 +385,7 @@ func (y *yamlStream) endDoc() error {
 	defer func() {
 		y.doc.Reset()
 		y.inItems, y.streamed = false, false
+		y.gap = lineGap{}
 	}()
 	if y.doc.Len() == 0 {
 		return nil
@@ -361,7 +396,7 @@ func (y *yamlStream) endDoc() error {
 	if err := y.drain(true); err != nil {
 		return err
 	}
-	return decodeDocs(y.name, y.doc.Bytes(), y.docStart-1, true, y.want, y.fn)
+	return decodeDocs(y.name, y.doc.Bytes(), y.docStart-1, true, y.gap, y.want, y.fn)
 }
 
 // dedentItem turns "- a: 1\n  b: 2\n" into "a: 1\nb: 2\n".
@@ -513,8 +548,9 @@ func isNameByte(c byte) bool {
 
 // decodeDocs parses text (whose first line is line off+1 of the file) with
 // the YAML library and emits its objects. When streamed is set, the
-// document's items were already emitted and it must be a List.
-func decodeDocs(name string, text []byte, off int, streamed bool, want Want, fn func(Doc) error) error {
+// document's items were already emitted and it must be a List; gap is
+// where their lines were left out of text.
+func decodeDocs(name string, text []byte, off int, streamed bool, gap lineGap, want Want, fn func(Doc) error) error {
 	dec := yaml.NewDecoder(bytes.NewReader(text))
 	lastLine := off
 	for {
@@ -524,7 +560,7 @@ func decodeDocs(name string, text []byte, off int, streamed bool, want Want, fn 
 			return nil
 		}
 		if err != nil {
-			return yamlError(name, off, lastLine, err)
+			return yamlError(name, off, lastLine, gap, err)
 		}
 		if len(doc.Content) == 0 {
 			continue // an empty document: only comments, or "---" alone
@@ -573,8 +609,9 @@ func decodeDocs(name string, text []byte, off int, streamed bool, want Want, fn 
 var yamlLineRE = regexp.MustCompile(`^yaml: (?:line (\d+): )?(.*)$`)
 
 // yamlError turns a decoder error into FILE:LINE form; the decoder counts
-// lines from the start of the text it was given, which is line off+1.
-func yamlError(name string, off, after int, err error) error {
+// lines from the start of the text it was given, which is line off+1, less
+// the lines of gap.
+func yamlError(name string, off, after int, gap lineGap, err error) error {
 	var te *yaml.TypeError
 	if errors.As(err, &te) {
 		return &Error{File: name, Line: max(after, off+1), Msg: strings.Join(te.Errors, "; ")}
@@ -584,7 +621,7 @@ func yamlError(name string, off, after int, err error) error {
 		line := max(after, off+1)
 		if m[1] != "" {
 			n, _ := strconv.Atoi(m[1])
-			line = n + off
+			line = gap.line(n) + off
 		}
 		return &Error{File: name, Line: line, Msg: "invalid YAML: " + m[2]}
 	}

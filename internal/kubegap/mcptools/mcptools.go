@@ -84,7 +84,7 @@ type ScanOutput struct {
 
 // Instructions tell the host what the server is for and how to use it.
 const Instructions = "kubegap checks Kubernetes objects (manifests or a live cluster, read-only) for gaps that public incidents exposed; every finding cites its cases (get_incident tells them). " +
-	"Call scan with manifests (text), paths, or live: true. Read the answer's input (files and objects read, skipped and why) and checks (evaluated or not) before calling a scan clean: " +
+	"Call scan with manifests (text), paths, or live: true. Read the answer's input (files and objects read, skipped and why) and checks (evaluated, partially evaluated, or not) before calling a scan clean: " +
 	"problems lists what could not be read, at FILE:LINE, with what to do (render Helm charts and kustomize folders first). " +
 	"Findings come a page at a time (limit, at most 200; next_offset for more; min_severity to narrow). explain_check says what a check looks at and how to fix what it finds."
 
@@ -169,7 +169,7 @@ func NewServer(o Options) *mcp.Server {
 		Name:  "scan",
 		Title: "Scan Kubernetes objects for incident-grounded gaps",
 		Description: "Reads manifests (text or paths) or the live cluster, read-only, and returns findings with the file, line and chart template of their object; each cites the public incidents behind its check. " +
-			"The answer says how many files and objects were read and skipped (and why), how many checks were evaluated (and why not), and lists the input problems (what could not be read, at FILE:LINE, and what to do; 100 at most). " +
+			"The answer says how many files and objects were read and skipped (and why), how many checks were evaluated (and why not), which of them only partially (partial: the kinds they could not list, and what that means), and lists the input problems (what could not be read, at FILE:LINE, and what to do; 100 at most). " +
 			"Findings are paged: 50 by default, at most 200 per call (limit); pass next_offset as offset for the next page; min_severity filters. " +
 			"Live scans list only the kinds the checks need, paged. A scan that read no Kubernetes object is an error.",
 		Annotations: readOnly("Scan for gaps"),

@@ -43,7 +43,7 @@ func Explain(c *checks.Check, cases CaseLookup, lang string) Explanation {
 	e := Explanation{
 		ID: c.ID, Severity: c.Severity.String(), Title: c.Title.In(lang),
 		LooksAt: c.LooksAt.In(lang), Remediation: c.Remediation.In(lang), CannotSee: c.CannotSee.In(lang),
-		Kinds: kindStrings(c.Kinds), Why: []CaseSummary{},
+		Kinds: kindStrings(c.Reads()), Why: []CaseSummary{},
 	}
 	for _, id := range c.Cases {
 		k := cases(id)

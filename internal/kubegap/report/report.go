@@ -36,11 +36,22 @@ type Finding struct {
 	NamespaceAssumed bool `json:"namespace_assumed,omitempty"`
 }
 
-// CheckCounts says how many checks ran.
+// CheckCounts says how many checks ran: Evaluated and NotEvaluated add up
+// to Selected, and Partial of the evaluated ones ran without some kinds.
 type CheckCounts struct {
 	Selected     int `json:"selected"`
 	Evaluated    int `json:"evaluated"`
+	Partial      int `json:"partial"`
 	NotEvaluated int `json:"not_evaluated"`
+}
+
+// Partial is a check evaluated without some kinds it could not list, as
+// the JSON report carries it.
+type Partial struct {
+	Check string `json:"check"`
+	// Missing are the kinds it could not see.
+	Missing []string `json:"missing"`
+	Reason  string   `json:"reason"`
 }
 
 // Report is the JSON report.
@@ -53,7 +64,9 @@ type Report struct {
 	Input        kubegap.Input          `json:"input"`
 	Checks       CheckCounts            `json:"checks"`
 	NotEvaluated []kubegap.NotEvaluated `json:"not_evaluated"`
-	APIRequests  int                    `json:"api_requests"`
+	// Partial are evaluated checks that could not see some kinds.
+	Partial     []Partial `json:"partial"`
+	APIRequests int       `json:"api_requests"`
 }
 
 // inputOf is what the result read; a live scan has no files, and every
@@ -68,9 +81,13 @@ func inputOf(res *kubegap.Result) kubegap.Input {
 // Build turns a result into the JSON report in lang.
 func Build(res *kubegap.Result, lang string) Report {
 	r := Report{Findings: []Finding{}, Problems: res.Problems, NotEvaluated: res.NotEvaluated, APIRequests: res.APIRequests, Input: inputOf(res),
-		Checks: CheckCounts{Selected: res.Checks, Evaluated: res.Evaluated(), NotEvaluated: len(res.NotEvaluated)}}
+		Checks:  CheckCounts{Selected: res.Checks, Evaluated: res.Evaluated(), Partial: len(res.Partial), NotEvaluated: len(res.NotEvaluated)},
+		Partial: []Partial{}}
 	if r.NotEvaluated == nil {
 		r.NotEvaluated = []kubegap.NotEvaluated{}
+	}
+	for _, p := range res.Partial {
+		r.Partial = append(r.Partial, Partial{Check: p.Check, Missing: p.Missing, Reason: p.Reason(lang)})
 	}
 	if r.Problems == nil {
 		r.Problems = []manifest.Problem{}
@@ -152,8 +169,11 @@ func summary(res *kubegap.Result, lang string) string {
 		by = " (" + strings.Join(parts, ", ") + ")"
 	}
 	s := locale.N(lang, "report.findings", len(res.Findings)) + by + " · " +
-		fmt.Sprintf(locale.T(lang, plural(lang, "report.evaluated", res.Checks)), res.Evaluated(), res.Checks, len(res.NotEvaluated)) + " · " +
-		locale.N(lang, "report.input_problems", len(res.Problems)) + " · " + locale.N(lang, "report.api_requests", res.APIRequests)
+		fmt.Sprintf(locale.T(lang, plural(lang, "report.evaluated", res.Checks)), res.Evaluated(), res.Checks, len(res.NotEvaluated)) + " · "
+	if len(res.Partial) > 0 {
+		s += locale.N(lang, "report.partial_count", len(res.Partial)) + " · "
+	}
+	s += locale.N(lang, "report.input_problems", len(res.Problems)) + " · " + locale.N(lang, "report.api_requests", res.APIRequests)
 	if res.Suppressed > 0 {
 		s += " · " + locale.N(lang, "report.suppressed", res.Suppressed)
 	}
@@ -230,6 +250,9 @@ func writeTable(w io.Writer, res *kubegap.Result, lang string) error {
 	for _, n := range res.NotEvaluated {
 		fmt.Fprintf(w, "%s %s: %s\n", locale.T(lang, "report.not_evaluated"), n.Check, n.Reason)
 	}
+	for _, p := range res.Partial {
+		fmt.Fprintf(w, "%s %s: %s\n", locale.T(lang, "report.partial"), p.Check, p.Reason(lang))
+	}
 	for _, p := range res.Problems {
 		fmt.Fprintln(w, problemLine(p, lang))
 	}
@@ -277,6 +300,12 @@ func writeMarkdown(w io.Writer, res *kubegap.Result, lang string) error {
 			fmt.Fprintf(&b, "- `%s`: %s\n", n.Check, n.Reason)
 		}
 	}
+	if len(res.Partial) > 0 {
+		fmt.Fprintf(&b, "\n## %s\n\n", locale.T(lang, "report.partial_heading"))
+		for _, p := range res.Partial {
+			fmt.Fprintf(&b, "- `%s`: %s\n", p.Check, p.Reason(lang))
+		}
+	}
 	if len(res.Problems) > 0 {
 		fmt.Fprintf(&b, "\n## %s\n\n", locale.T(lang, "report.problems_heading"))
 		for _, p := range res.Problems {
@@ -292,19 +321,26 @@ type CatalogueEntry struct {
 	ID       string           `json:"id"`
 	Severity string           `json:"severity"`
 	Title    incidentlib.Text `json:"title"`
-	Kinds    []string         `json:"kinds"`
-	Cases    []string         `json:"cases"`
+	// Kinds are every kind the check reads; AnyOf and Optional say which
+	// of them it can do without (see checks.Check).
+	Kinds    []string   `json:"kinds"`
+	AnyOf    [][]string `json:"any_of,omitempty"`
+	Optional []string   `json:"optional,omitempty"`
+	Cases    []string   `json:"cases"`
 }
 
 // Catalogue lists cs.
 func Catalogue(cs []*checks.Check) []CatalogueEntry {
 	out := []CatalogueEntry{}
 	for _, c := range cs {
-		kinds := make([]string, len(c.Kinds))
-		for i, k := range c.Kinds {
-			kinds[i] = string(k)
+		e := CatalogueEntry{ID: c.ID, Severity: c.Severity.String(), Title: c.Title, Kinds: kindStrings(c.Reads()), Cases: c.Cases}
+		for _, g := range c.AnyOf {
+			e.AnyOf = append(e.AnyOf, kindStrings(g))
 		}
-		out = append(out, CatalogueEntry{ID: c.ID, Severity: c.Severity.String(), Title: c.Title, Kinds: kinds, Cases: c.Cases})
+		if len(c.Optional) > 0 {
+			e.Optional = kindStrings(c.Optional)
+		}
+		out = append(out, e)
 	}
 	return out
 }
@@ -335,16 +371,12 @@ func writeCatalogueMarkdown(w io.Writer, cs []*checks.Check, titleOf func(id str
 	fmt.Fprintf(&b, "%d checks. Each cites the incidents in the corpus that ground it; `kubegap explain ID` prints the cases' summaries.\n\n", len(cs))
 	b.WriteString("| id | severity | title | reads | cases |\n|---|---|---|---|---|\n")
 	for _, c := range cs {
-		kinds := make([]string, len(c.Kinds))
-		for i, k := range c.Kinds {
-			kinds[i] = string(k)
-		}
-		fmt.Fprintf(&b, "| [`%s`](#%s) | %s | %s | %s | %s |\n", c.ID, c.ID, c.Severity, c.Title.EN, strings.Join(kinds, ", "), strings.Join(c.Cases, ", "))
+		fmt.Fprintf(&b, "| [`%s`](#%s) | %s | %s | %s | %s |\n", c.ID, c.ID, c.Severity, c.Title.EN, strings.Join(kindStrings(c.Reads()), ", "), strings.Join(c.Cases, ", "))
 	}
 	for _, c := range cs {
 		fmt.Fprintf(&b, "\n## %s\n\n", c.ID)
 		fmt.Fprintf(&b, "**%s** · %s\n\n", c.Title.EN, c.Title.KO)
-		fmt.Fprintf(&b, "Severity: %s. Reads: %s.\n\n", c.Severity, strings.Join(kindStrings(c.Kinds), ", "))
+		fmt.Fprintf(&b, "Severity: %s. Reads: %s.\n\n", c.Severity, readsText(c))
 		fmt.Fprintf(&b, "**What it looks at.** %s\n\n", c.LooksAt.EN)
 		fmt.Fprintf(&b, "**%s.** %s\n\n", locale.T(locale.EN, "report.how_to_fix"), c.Remediation.EN)
 		fmt.Fprintf(&b, "**What it cannot see.** %s\n\n", c.CannotSee.EN)
@@ -356,6 +388,23 @@ func writeCatalogueMarkdown(w io.Writer, cs []*checks.Check, titleOf func(id str
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// readsText says which kinds c needs and which it can do without, for
+// docs/checks.md: "Service (needed); at least one of Deployment,
+// StatefulSet; Ingress (can do without)".
+func readsText(c *checks.Check) string {
+	var parts []string
+	if len(c.Kinds) > 0 {
+		parts = append(parts, strings.Join(kindStrings(c.Kinds), ", ")+" (needed)")
+	}
+	for _, g := range c.AnyOf {
+		parts = append(parts, "at least one of "+strings.Join(kindStrings(g), ", "))
+	}
+	if len(c.Optional) > 0 {
+		parts = append(parts, strings.Join(kindStrings(c.Optional), ", ")+" (can do without)")
+	}
+	return strings.Join(parts, "; ")
 }
 
 func kindStrings(ks []inventory.Kind) []string {

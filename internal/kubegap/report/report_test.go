@@ -47,7 +47,7 @@ func TestJSONShape(t *testing.T) {
 	if err := json.Unmarshal(buf.Bytes(), &top); err != nil {
 		t.Fatal(err)
 	}
-	if got := keys(top); got != "api_requests,checks,findings,input,not_evaluated,problems" {
+	if got := keys(top); got != "api_requests,checks,findings,input,not_evaluated,partial,problems" {
 		t.Errorf("top-level keys %s", got)
 	}
 	f := top["findings"].([]any)[0].(map[string]any)
@@ -57,8 +57,13 @@ func TestJSONShape(t *testing.T) {
 	if got := keys(f["object"].(map[string]any)); got != "kind,name,namespace" {
 		t.Errorf("object keys %s", got)
 	}
-	if _, ok := top["not_evaluated"].([]any); !ok {
-		t.Errorf("not_evaluated must be a list, got %v", top["not_evaluated"])
+	for _, k := range []string{"not_evaluated", "partial"} {
+		if _, ok := top[k].([]any); !ok {
+			t.Errorf("%s must be a list, got %v", k, top[k])
+		}
+	}
+	if got := keys(top["checks"].(map[string]any)); got != "evaluated,not_evaluated,partial,selected" {
+		t.Errorf("checks keys %s", got)
 	}
 }
 

@@ -216,6 +216,17 @@ func writeSARIF(w io.Writer, res *kubegap.Result, lang, version string) error {
 		}
 		inv.ToolConfigNotifications = append(inv.ToolConfigNotifications, n)
 	}
+	partial := []string{}
+	for _, p := range res.Partial {
+		i, ok := index[p.Check]
+		n := sarifNotification{Level: "note", Message: sarifText{Text: fmt.Sprintf("%s was partially evaluated: %s", p.Check, p.Reason(lang))},
+			Properties: map[string]any{"missingKinds": p.Missing}}
+		if ok {
+			n.Associated = &sarifDescriptorRef{ID: p.Check, Index: &i}
+		}
+		inv.ToolConfigNotifications = append(inv.ToolConfigNotifications, n)
+		partial = append(partial, p.Check)
+	}
 	in := inputOf(res)
 	notEval := []string{}
 	for _, ne := range res.NotEvaluated {
@@ -225,7 +236,7 @@ func writeSARIF(w io.Writer, res *kubegap.Result, lang, version string) error {
 		"filesRead": in.Files, "objectsRead": in.Objects, "objectsChecked": in.Checked,
 		"filesSkipped": len(in.SkippedFiles), "skippedFiles": in.SkippedFiles, "skippedObjects": in.SkippedObjects,
 		"problems": len(res.Problems), "checksSelected": res.Checks, "checksEvaluated": res.Evaluated(),
-		"checksNotEvaluated": notEval, "apiRequests": res.APIRequests,
+		"checksNotEvaluated": notEval, "checksPartial": partial, "apiRequests": res.APIRequests,
 	}
 	log := sarifLog{
 		Schema:  "https://json.schemastore.org/sarif-2.1.0.json",

@@ -11,6 +11,7 @@ import (
 
 	"github.com/incidentlib/incidentlib/internal/kubegap"
 	"github.com/incidentlib/incidentlib/internal/kubegap/checks"
+	"github.com/incidentlib/incidentlib/internal/kubegap/inventory"
 	"github.com/incidentlib/incidentlib/internal/kubegap/report"
 	"github.com/incidentlib/incidentlib/internal/kubegap/report/sariftest"
 )
@@ -103,4 +104,60 @@ func TestSARIFOfEveryFixture(t *testing.T) {
 		res.Input, res.Sources = nil, nil
 		sariftest.Validate(t, sarifOf(t, res))
 	})
+}
+
+// TestSARIFPartial: checks evaluated without some kinds are configuration
+// notifications of level note, named in the invocation's properties, and
+// the log still passes the schema.
+func TestSARIFPartial(t *testing.T) {
+	cs := checks.All()
+	inv, _, err := kubegap.ReadFiles([]string{"../checks/testdata/no-prestop-behind-lb/fail.yaml", "../checks/testdata/no-prestop-behind-lb/fail-2.yaml"}, nil, cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	delete(inv.Read, inventory.StatefulSet)
+	inv.StatefulSets = nil
+	res := kubegap.Evaluate(inv, cs, nil, false)
+	if len(res.Partial) == 0 || len(res.NotEvaluated) == 0 {
+		t.Fatalf("want partial and unevaluated checks, got %+v and %+v", res.Partial, res.NotEvaluated)
+	}
+	out := sarifOf(t, res)
+	sariftest.Validate(t, out)
+	var log struct {
+		Runs []struct {
+			Invocations []struct {
+				ToolConfigurationNotifications []struct {
+					Level          string
+					Message        struct{ Text string }
+					AssociatedRule struct{ ID string }
+					Properties     struct{ MissingKinds []string }
+				}
+				Properties struct {
+					ChecksPartial   []string
+					ChecksEvaluated int
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal(out, &log); err != nil {
+		t.Fatal(err)
+	}
+	inv0 := log.Runs[0].Invocations[0]
+	notes := map[string]string{}
+	for _, n := range inv0.ToolConfigurationNotifications {
+		if n.Level == "note" {
+			notes[n.AssociatedRule.ID] = strings.Join(n.Properties.MissingKinds, ",") + " | " + n.Message.Text
+		}
+	}
+	if len(notes) != len(res.Partial) || len(inv0.Properties.ChecksPartial) != len(res.Partial) {
+		t.Errorf("%d partial checks, %d notes, properties %v", len(res.Partial), len(notes), inv0.Properties.ChecksPartial)
+	}
+	for _, p := range res.Partial {
+		if n := notes[p.Check]; !strings.HasPrefix(n, "StatefulSet | "+p.Check+" was partially evaluated: evaluated without StatefulSet") {
+			t.Errorf("%s: note %q", p.Check, n)
+		}
+	}
+	if inv0.Properties.ChecksEvaluated != res.Evaluated() {
+		t.Errorf("checksEvaluated %d, want %d", inv0.Properties.ChecksEvaluated, res.Evaluated())
+	}
 }
