@@ -10,6 +10,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"sync"
 
 	"github.com/cespare/xxhash/v2"
@@ -135,6 +136,9 @@ func writeEncoded(w http.ResponseWriter, r *http.Request, status int, body []byt
 			return
 		}
 	}
+	// The length up front: the body goes out in one piece, not in chunks
+	// (the gzip layer drops it when it compresses).
+	h.Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
 	if r.Method != http.MethodHead {
 		w.Write(body)
