@@ -44,6 +44,10 @@ func readToken() (string, error) {
 }
 
 // openStore opens the database the config names.
+// serveGCPercent is the GC setting of `incidentlib serve` when GOGC is not
+// set.
+const serveGCPercent = 400
+
 var openStore = func(ctx context.Context, cfg server.Config) (incidentlib.Store, string, error) {
 	if cfg.DatabaseURL != "" {
 		if cfg.DBPath != "" {
@@ -128,13 +132,17 @@ file holding it.`,
 				st.Close()
 				return &ExitError{2, err}
 			}
-			// Building the index allocates much short-lived garbage:
-			// collect less often while the server starts, then go back to
-			// the program's setting. (The index leaves the GC alone: the
-			// setting is the process's, not a constructor's.)
-			gc := debug.SetGCPercent(400)
+			// A server's heap is its index, which lives as long as the
+			// process, and every request's garbage, which dies at once:
+			// collecting when the heap has grown by four times the live one
+			// (not by once) costs a few tens of MB and gave searches under
+			// load 6-7 % more throughput (docs/PERFORMANCE.md). A GOGC the
+			// user sets wins. (The setting is the process's, so it is made
+			// here, not in a constructor.)
+			if os.Getenv("GOGC") == "" {
+				debug.SetGCPercent(serveGCPercent)
+			}
 			srv, err := server.New(ctx, cfg, st, c, log)
-			debug.SetGCPercent(gc)
 			if err != nil {
 				ln.Close()
 				st.Close()
