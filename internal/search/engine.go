@@ -147,9 +147,9 @@ type scratch struct {
 	mw     []float32 // the summed weight of those terms
 	totalW float32   // the weight of all the query's terms
 	last   []uint16  // the last term counted for the document, plus one
-	// tmask has bit k-1 set for each term numbered k (termNo, k <= 64)
-	// the document holds: its snippet looks up only those.
-	tmask   []uint64
+	// fmask[f] has bit k-1 set for each term numbered k (termNo, k <= 64)
+	// that field f of the document holds: its snippet looks up only those.
+	fmask   [maxFields][]uint64
 	termNo  map[string]uint16 // the query's distinct scored terms, numbered from 1
 	touched []uint32
 	docs    []uint32 // the hits, for Search alone (it outlives no search)
@@ -157,7 +157,12 @@ type scratch struct {
 
 func (sc *scratch) reset() {
 	for _, d := range sc.touched {
-		sc.score[d], sc.fields[d], sc.nterms[d], sc.last[d], sc.mw[d], sc.tmask[d] = 0, 0, 0, 0, 0, 0
+		sc.score[d], sc.fields[d], sc.nterms[d], sc.last[d], sc.mw[d] = 0, 0, 0, 0, 0
+		for f := range sc.fmask {
+			if int(d) < len(sc.fmask[f]) {
+				sc.fmask[f][d] = 0
+			}
+		}
 	}
 	clear(sc.termNo)
 }
@@ -315,9 +320,14 @@ func (ix *Index) score(p textPlan, allowed bitset, includePrivate bool, sc *scra
 		sc.nterms = make([]uint16, n)
 		sc.mw = make([]float32, n)
 		sc.last = make([]uint16, n)
-		sc.tmask = make([]uint64, n)
+		for f := range sc.fmask {
+			sc.fmask[f] = make([]uint64, n)
+		}
 	}
-	sc.score, sc.fields, sc.nterms, sc.last, sc.mw, sc.tmask = sc.score[:n], sc.fields[:n], sc.nterms[:n], sc.last[:n], sc.mw[:n], sc.tmask[:n]
+	sc.score, sc.fields, sc.nterms, sc.last, sc.mw = sc.score[:n], sc.fields[:n], sc.nterms[:n], sc.last[:n], sc.mw[:n]
+	for f := range sc.fmask {
+		sc.fmask[f] = sc.fmask[f][:n]
+	}
 	if sc.termNo == nil {
 		sc.termNo = map[string]uint16{}
 	}
@@ -371,6 +381,11 @@ func (ix *Index) score(p textPlan, allowed bitset, includePrivate bool, sc *scra
 			}
 			w := fieldBoost[f] * idf * weight
 			lens := ix.flen[f]
+			var bit uint64
+			if no <= 64 {
+				bit = 1 << (no - 1)
+			}
+			fmask := sc.fmask[f]
 			for i, d := range pl.docs {
 				if !allowed.has(d) {
 					continue
@@ -378,13 +393,11 @@ func (ix *Index) score(p textPlan, allowed bitset, includePrivate bool, sc *scra
 				tf := float32(pl.tfs[i])
 				norm := tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*float32(lens[d])/avg))
 				add(d, w*norm, f)
+				fmask[d] |= bit
 				if sc.last[d] != no {
 					sc.last[d] = no
 					sc.nterms[d]++
 					sc.mw[d] += tw
-					if no <= 64 {
-						sc.tmask[d] |= 1 << (no - 1)
-					}
 				}
 			}
 		}
@@ -650,7 +663,7 @@ func (ix *Index) Search(q Query) (*Result, error) {
 		if len(p.marks) > 0 {
 			marks = ix.snipCache.markTerms(p.marks, sc.termNo)
 		}
-		var want []uint32
+		var buf []uint32
 		res.Hits = make([]Hit, 0, len(page))
 		for i, d := range page {
 			c := ix.docs[d]
@@ -659,12 +672,16 @@ func (ix *Index) Search(q Query) (*Result, error) {
 			if int(d) < len(sc.score) {
 				score, mask = float64(sc.score[d]), sc.fields[d]
 			}
+			var want func(field int) []uint32
 			if marks != nil {
-				var tmask uint64 = math.MaxUint64
-				if int(d) < len(sc.tmask) && len(sc.termNo) <= 64 {
-					tmask = sc.tmask[d]
+				want = func(field int) []uint32 {
+					var fmask uint64 = math.MaxUint64
+					if int(d) < len(sc.fmask[field]) && len(sc.termNo) <= 64 {
+						fmask = sc.fmask[field][d]
+					}
+					buf = wantOf(marks, fmask, buf[:0])
+					return buf
 				}
-				want = wantOf(marks, tmask, want[:0])
 			}
 			snip, from := snippet(ds[i], q.Lang, want, mask)
 			h := Hit{Case: c, Score: score, Snippet: snip, SnippetFrom: from}

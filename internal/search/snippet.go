@@ -56,25 +56,28 @@ func joinable(gap string) bool {
 // snippet was cut from ("summary", "symptoms", "trigger" or "title"). The
 // text is flattened first, so no Markdown marker or backtick shows.
 //
-// ds is the document's analysed fields (snips); want is the query's
-// terms as dictionary numbers (snipCache.ids), nil without terms.
-func snippet(ds *docSnips, lang string, want []uint32, fields uint8) (snip, from string) {
+// ds is the document's analysed fields (snips); want gives the query's
+// terms that a search field of the document holds, as dictionary numbers
+// (wantOf); it is nil without query terms.
+func snippet(ds *docSnips, lang string, want func(field int) []uint32, fields uint8) (snip, from string) {
 	texts := ds[snipLang(lang)]
 	summary := texts[0].text
 	if want == nil {
 		return html.EscapeString(cut(summary, 0, SnippetLen)), "summary"
 	}
 	best, bestSpans, from := summary, []span(nil), "summary"
-	if len(want) > 0 {
-		for i, sn := range snippetSections {
-			if fields&(1<<sn.field) == 0 {
-				continue
-			}
-			if spans := texts[i].spans(want); len(spans) > len(bestSpans) {
-				best, bestSpans, from = texts[i].text, spans, fieldNames[sn.field]
-				if len(spans) >= 3 {
-					break // enough to show why it matched; skip the rest
-				}
+	for i, sn := range snippetSections {
+		if fields&(1<<sn.field) == 0 {
+			continue
+		}
+		w := want(sn.field)
+		if len(w) == 0 {
+			continue
+		}
+		if spans := texts[i].spans(w); len(spans) > len(bestSpans) {
+			best, bestSpans, from = texts[i].text, spans, fieldNames[sn.field]
+			if len(spans) >= 3 {
+				break // enough to show why it matched; skip the rest
 			}
 		}
 	}
