@@ -53,7 +53,10 @@ type Query struct {
 type Hit struct {
 	Case    *incidentlib.Case
 	Score   float64
-	Snippet string // HTML: escaped text with matches in <mark>
+	// Snippet is HTML: escaped text with matches in <mark>. It holds no
+	// quote, backslash, control character, U+2028 or U+2029, so JSON
+	// holds it as it is (view.SearchResponse.AppendJSON relies on it).
+	Snippet string
 	// SnippetFrom names the field the snippet was cut from: summary,
 	// symptoms, trigger or title.
 	SnippetFrom string

@@ -1,7 +1,6 @@
 package search
 
 import (
-	"html"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -63,7 +62,7 @@ func snippet(ds *docSnips, lang string, want func(field int) []uint32, fields ui
 	texts := ds[snipLang(lang)]
 	summary := texts[0].text
 	if want == nil {
-		return html.EscapeString(cut(summary, 0, SnippetLen)), "summary"
+		return escapeSnippet(cut(summary, 0, SnippetLen)), "summary"
 	}
 	best, bestSpans, from := summary, []span(nil), "summary"
 	for i, sn := range snippetSections {
@@ -82,7 +81,7 @@ func snippet(ds *docSnips, lang string, want func(field int) []uint32, fields ui
 		}
 	}
 	if len(bestSpans) == 0 {
-		return html.EscapeString(cut(best, 0, SnippetLen)), from
+		return escapeSnippet(cut(best, 0, SnippetLen)), from
 	}
 	return mark(best, mergeSpans(best, bestSpans)), from
 }
@@ -193,25 +192,42 @@ func mark(best string, bestSpans []span) string {
 
 func flat(s string) string { return strings.ReplaceAll(s, "\n", " ") }
 
-// writeEscaped writes flat(html.EscapeString(s)) to b in one pass.
+// snippetSpecial marks the bytes writeEscaped replaces, and snippetEsc
+// gives their replacements: HTML's five as html.EscapeString writes them,
+// a backslash as its character reference, and a line break or any other
+// control character as a space. So a snippet is HTML that JSON holds as it
+// is (no quote, backslash, control character, U+2028 or U+2029; Hit.Snippet).
+var snippetSpecial, snippetEsc = func() (special [256]bool, esc [256]string) {
+	for c := 0; c < 0x20; c++ {
+		esc[c] = " "
+	}
+	esc['<'], esc['>'], esc['&'], esc['\''], esc['"'], esc['\\'] = "&lt;", "&gt;", "&amp;", "&#39;", "&#34;", "&#92;"
+	for c := range esc {
+		special[c] = esc[c] != ""
+	}
+	special[0xE2] = true // the first byte of U+2028 and U+2029
+	return
+}()
+
+// writeEscaped writes s to b escaped for a snippet (snippetEsc), U+2028
+// and U+2029 as spaces, in one pass.
 func writeEscaped(b *strings.Builder, s string) {
 	last := 0
 	for i := 0; i < len(s); i++ {
-		var esc string
-		switch s[i] {
-		case '<':
-			esc = "&lt;"
-		case '>':
-			esc = "&gt;"
-		case '&':
-			esc = "&amp;"
-		case '\'':
-			esc = "&#39;"
-		case '"':
-			esc = "&#34;"
-		case '\n':
+		c := s[i]
+		if !snippetSpecial[c] {
+			continue
+		}
+		esc := snippetEsc[c]
+		if c == 0xE2 {
+			if i+2 >= len(s) || s[i+1] != 0x80 || s[i+2] != 0xA8 && s[i+2] != 0xA9 {
+				continue
+			}
 			esc = " "
-		default:
+			b.WriteString(s[last:i])
+			b.WriteString(esc)
+			i += 2
+			last = i + 1
 			continue
 		}
 		b.WriteString(s[last:i])
@@ -219,6 +235,14 @@ func writeEscaped(b *strings.Builder, s string) {
 		last = i + 1
 	}
 	b.WriteString(s[last:])
+}
+
+// escapeSnippet is s escaped by writeEscaped.
+func escapeSnippet(s string) string {
+	var b strings.Builder
+	b.Grow(len(s) + 16)
+	writeEscaped(&b, s)
+	return b.String()
 }
 
 // cut returns about n bytes of s from start, ending on a rune boundary.

@@ -1,9 +1,12 @@
 package search
 
 import (
+	"bytes"
+	"encoding/json"
 	"html"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -64,17 +67,36 @@ func TestSnipWordsMatchAnalysis(t *testing.T) {
 	t.Logf("%d texts, %d spans", checked, marked)
 }
 
-// FuzzWriteEscaped: the one-pass escape writes what escaping and
-// flattening did, for any text.
+// FuzzWriteEscaped: the one-pass escape writes what html.EscapeString
+// and flat did, with a backslash as &#92; and control characters, U+2028
+// and U+2029 as spaces; the result holds nothing JSON would escape.
 func FuzzWriteEscaped(f *testing.F) {
-	for _, s := range []string{"", "plain", `<a href="x">&'</a>`, "line\nnext", "한국어 <mark> & \"인용\"\n", "\xff\xfe<"} {
+	for _, s := range []string{"", "plain", `<a href="x">&'</a>`, "line\nnext", "한국어 <mark> & \"인용\"\n", "tab\there \\d+ \u2028 \u2029 \xe2\x80", "\xe2\x80\xa8x"} {
 		f.Add(s)
 	}
+	ref := strings.NewReplacer("\\", "&#92;", "\u2028", " ", "\u2029", " ")
 	f.Fuzz(func(t *testing.T, s string) {
+		if !utf8.ValidString(s) {
+			return // case texts are valid UTF-8
+		}
 		var b strings.Builder
 		writeEscaped(&b, s)
-		if want := flat(html.EscapeString(s)); b.String() != want {
-			t.Errorf("writeEscaped(%q) = %q, want %q", s, b.String(), want)
+		got := b.String()
+		want := strings.Map(func(r rune) rune {
+			if r < 0x20 {
+				return ' '
+			}
+			return r
+		}, ref.Replace(html.EscapeString(s)))
+		if got != want {
+			t.Errorf("writeEscaped(%q) = %q, want %q", s, got, want)
+		}
+		var j bytes.Buffer
+		enc := json.NewEncoder(&j)
+		enc.SetEscapeHTML(false) // as the API writes
+		enc.Encode(got)
+		if strings.TrimSuffix(j.String(), "\n") != `"`+got+`"` {
+			t.Errorf("writeEscaped(%q) = %q, which JSON escapes: %s", s, got, j.String())
 		}
 	})
 }

@@ -34,7 +34,14 @@ func (r SearchResponse) AppendJSON(b []byte) []byte {
 		b = append(b, `,"match":`...)
 		b = appendFloat(b, it.Match)
 		b = append(b, `,"snippet":`...)
-		b = appendString(b, it.Snippet)
+		if it.snippetSafe {
+			// A search's snippet holds nothing JSON escapes (search.Hit.Snippet).
+			b = append(b, '"')
+			b = append(b, it.Snippet...)
+			b = append(b, '"')
+		} else {
+			b = appendString(b, it.Snippet)
+		}
 		b = append(b, `,"url":`...)
 		b = appendString(b, it.URL)
 		b = append(b, '}')

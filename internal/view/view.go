@@ -37,6 +37,9 @@ type SearchItem struct {
 	// head is the item's JSON from its start to root_cause, kept for the
 	// case value it was made from (heads); AppendJSON writes it as it is.
 	head []byte
+	// snippetSafe says Snippet came from a search, and so needs no
+	// escaping in JSON (search.Hit.Snippet).
+	snippetSafe bool
 }
 
 // SearchResponse is the JSON form of a search.
@@ -63,6 +66,7 @@ func NewSearchResponse(r *search.Result, baseURL string) SearchResponse {
 			URL: incidentlib.CaseURL(baseURL, h.Case.ID),
 		}
 		it.head = heads.get(h.Case, &it)
+		it.snippetSafe = true
 		out.Items = append(out.Items, it)
 	}
 	return out
