@@ -51,8 +51,8 @@ type Query struct {
 
 // Hit is one result.
 type Hit struct {
-	Case    *incidentlib.Case
-	Score   float64
+	Case  *incidentlib.Case
+	Score float64
 	// Snippet is HTML: escaped text with matches in <mark>. It holds no
 	// quote, backslash, control character, U+2028 or U+2029, so JSON
 	// holds it as it is (view.SearchResponse.AppendJSON relies on it).
