@@ -38,6 +38,9 @@ type alias struct {
 	key, text, lower string
 }
 
+// pairHash is a hash of two bytes in [0, 4096), for findAliases' filter.
+func pairHash(a, b byte) uint { return (uint(a)*131 + uint(b)) & 4095 }
+
 // aliasBoost is what naming a term by its alias adds to a case that
 // carries the term: more than any text match, so such cases rank first
 // (and among themselves by their text), below a case asked for by id.
@@ -48,9 +51,22 @@ func (ix *Index) findAliases(text string) []aliasHit {
 	low := strings.ToLower(text)
 	var out []aliasHit
 	seen := map[string]bool{}
+	// The byte pairs of the text, hashed into a bit set: an alias whose
+	// first two bytes are not among them cannot be in it, and is not
+	// searched for (most are not, and there are hundreds).
+	var pairs [4096 / 64]uint64
+	for i := 0; i+1 < len(low); i++ {
+		h := pairHash(low[i], low[i+1])
+		pairs[h>>6] |= 1 << (h & 63)
+	}
 	for _, a := range ix.aliases {
 		if seen[a.key] {
 			continue
+		}
+		if len(a.lower) >= 2 {
+			if h := pairHash(a.lower[0], a.lower[1]); pairs[h>>6]&(1<<(h&63)) == 0 {
+				continue
+			}
 		}
 		for from := 0; ; {
 			i := strings.Index(low[from:], a.lower)
