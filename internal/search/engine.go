@@ -232,6 +232,27 @@ func (ix *Index) resetStats() {
 	ix.stats.mu.Lock()
 	ix.stats.m = [2]map[string]termStats{{}, {}}
 	ix.stats.mu.Unlock()
+	// BM25's length part of each document's field, for public searches
+	// [0] and searches with private cases [1]: a term's score is then one
+	// division a posting.
+	for k, v := range [2]struct {
+		sums *[maxFields]float64
+		n    int
+	}{{&ix.sumLenPub, ix.nPublic}, {&ix.sumLen, ix.nLive}} {
+		N := float64(max(v.n, 1))
+		for f := 0; f < nFields; f++ {
+			avg := float32(v.sums[f] / N)
+			if avg <= 0 {
+				avg = 1
+			}
+			lens := ix.flen[f]
+			kf := slices.Grow(ix.lenNorm[k][f][:0], len(lens))[:len(lens)]
+			for d, l := range lens {
+				kf[d] = bm25K1 * (1 - bm25B + bm25B*float32(l)/avg)
+			}
+			ix.lenNorm[k][f] = kf
+		}
+	}
 }
 
 // statsOf returns t's document frequencies among visible (the public
@@ -355,9 +376,9 @@ func (ix *Index) score(p textPlan, allowed bitset, includePrivate bool, sc *scra
 		sc.score[d] += v
 		sc.fields[d] |= 1 << f
 	}
-	visible, sums, nVisible := ix.public, &ix.sumLenPub, ix.nPublic
+	visible, nVisible, vis := ix.public, ix.nPublic, 0
 	if includePrivate {
-		visible, sums, nVisible = ix.live, &ix.sumLen, ix.nLive
+		visible, nVisible, vis = ix.live, ix.nLive, 1
 	}
 	N := float64(max(nVisible, 1))
 	termNo := sc.termNo
@@ -391,12 +412,8 @@ func (ix *Index) score(p textPlan, allowed bitset, includePrivate bool, sc *scra
 			pl := st.pl[f]
 			df := float64(n)
 			idf := float32(math.Log(1 + (N-df+0.5)/(df+0.5)))
-			avg := float32(sums[f] / N)
-			if avg <= 0 {
-				avg = 1
-			}
 			w := fieldBoost[f] * idf * weight
-			lens := ix.flen[f]
+			lenNorm := ix.lenNorm[vis][f]
 			var bit uint64
 			if no <= 64 {
 				bit = 1 << (no - 1)
@@ -407,8 +424,13 @@ func (ix *Index) score(p textPlan, allowed bitset, includePrivate bool, sc *scra
 					continue
 				}
 				tf := float32(pl.tfs[i])
-				norm := tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*float32(lens[d])/avg))
-				add(d, w*norm, f)
+				norm := tf * (bm25K1 + 1) / (tf + lenNorm[d])
+				// add(d, w*norm, f), written out: the hottest loop of a search.
+				if sc.score[d] == 0 {
+					sc.touched = append(sc.touched, d)
+				}
+				sc.score[d] += w * norm
+				sc.fields[d] |= 1 << f
 				fmask[d] |= bit
 				if sc.last[d] != no {
 					sc.last[d] = no

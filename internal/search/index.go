@@ -113,6 +113,10 @@ type Index struct {
 	facetTab []facetEntry
 	// stats keeps terms' document frequencies (statsOf).
 	stats statsCache
+	// lenNorm holds BM25's length part, k1·(1-b+b·len/avg), of each
+	// document's field, [0] for public searches and [1] with private
+	// cases; resetStats computes it after every change.
+	lenNorm [2][maxFields][]float32
 	// gate admits scoring reads, as many at once as there are processors
 	// (admit).
 	gate chan struct{}
