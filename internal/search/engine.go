@@ -769,7 +769,7 @@ func (ix *Index) facets(hits bitset, lang string) map[string][]FacetCount {
 		for ; i < len(ix.facetTab) && ix.facetTab[i].field == field; i++ {
 			if n := counts[i]; n > 0 {
 				e := &ix.facetTab[i]
-				all = append(all, FacetCount{Term: e.term, Label: e.label[l], Count: n})
+				all = append(all, FacetCount{Term: e.term, Label: e.label[l], Count: n, head: e.head[l]})
 			}
 		}
 		if len(all) > start {
@@ -795,6 +795,7 @@ type facetEntry struct {
 	field, term string
 	set         bitset // as termSets holds it when the table was built
 	label       [len(snipLangs)]string
+	head        [len(snipLangs)][]byte // FacetCount.head in each language
 }
 
 // buildFacets rebuilds the table facets reads: every key of termSets in
@@ -818,6 +819,9 @@ func (ix *Index) buildFacets() {
 			} else {
 				e.label[l] = ix.vocab.Label(f, term, lang)
 			}
+		}
+		for l := range snipLangs {
+			e.head[l] = facetHead(e.term, e.label[l])
 		}
 		tab = append(tab, e)
 	}

@@ -1,9 +1,12 @@
 package search
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -70,6 +73,32 @@ type FacetCount struct {
 	Term  string `json:"term"`
 	Label string `json:"label"`
 	Count int    `json:"count"`
+
+	// head is the JSON of the count up to its number, kept in the facet
+	// table of the index for each term and language (AppendJSON).
+	head []byte
+}
+
+// AppendJSON appends f as encoding/json writes it with HTML escaping off.
+// A count from a search writes the head its index keeps; any other is
+// encoded by encoding/json.
+func (f FacetCount) AppendJSON(b []byte) []byte {
+	if f.head == nil {
+		f.head = facetHead(f.Term, f.Label)
+	}
+	b = append(b, f.head...)
+	b = strconv.AppendInt(b, int64(f.Count), 10)
+	return append(b, '}')
+}
+
+// facetHead is the JSON of a count of term and label up to its number:
+// {"term":…,"label":…,"count":
+func facetHead(term, label string) []byte {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.Encode(FacetCount{Term: term, Label: label})
+	return bytes.TrimSuffix(buf.Bytes(), []byte("0}\n"))
 }
 
 // Result is a page of hits with the total and the facet counts over the

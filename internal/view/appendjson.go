@@ -117,13 +117,7 @@ func appendFacets(b []byte, fs []search.FacetCount) []byte {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, `{"term":`...)
-		b = appendString(b, f.Term)
-		b = append(b, `,"label":`...)
-		b = appendString(b, f.Label)
-		b = append(b, `,"count":`...)
-		b = strconv.AppendInt(b, int64(f.Count), 10)
-		b = append(b, '}')
+		b = f.AppendJSON(b)
 	}
 	return append(b, ']')
 }
