@@ -60,9 +60,18 @@ func WriteError(w http.ResponseWriter, r *http.Request, log *slog.Logger, err er
 // SetCORS marks a read answer as open to every origin and exposes the
 // headers a client script needs: the ETag to revalidate, Retry-After on 429.
 func SetCORS(h http.Header) {
-	h.Set("Access-Control-Allow-Origin", "*")
-	h.Set("Access-Control-Expose-Headers", "ETag, Retry-After, X-Request-Id")
+	h["Access-Control-Allow-Origin"] = anyOrigin
+	h["Access-Control-Expose-Headers"] = exposed
 }
+
+// The values of the headers every answer carries, shared by all of them
+// (no one changes a header's value in place; Add makes a new slice).
+var (
+	anyOrigin    = []string{"*"}
+	exposed      = []string{"ETag, Retry-After, X-Request-Id"}
+	jsonType     = []string{"application/json; charset=utf-8"}
+	publicMinute = []string{"public, max-age=60"}
+)
 
 // WriteErrorCode answers with a JSON error of the given status and code.
 func WriteErrorCode(w http.ResponseWriter, status int, code, msg string) {
@@ -125,11 +134,11 @@ func etagOf(body []byte) string {
 // HEAD; a matching If-None-Match gets 304 Not Modified.
 func writeEncoded(w http.ResponseWriter, r *http.Request, status int, body []byte, etag string) {
 	h := w.Header()
-	h.Set("Content-Type", "application/json; charset=utf-8")
+	h["Content-Type"] = jsonType
 	if (r.Method == http.MethodGet || r.Method == http.MethodHead) && etag != "" {
-		h.Set("ETag", etag)
+		h["Etag"] = []string{etag}
 		if h.Get("Cache-Control") == "" {
-			h.Set("Cache-Control", "public, max-age=60")
+			h["Cache-Control"] = publicMinute
 		}
 		if status == http.StatusOK && httpx.NoneMatch(r.Header.Get("If-None-Match"), etag) {
 			w.WriteHeader(http.StatusNotModified)

@@ -196,7 +196,11 @@ func (ix *Index) snips(d uint32) *docSnips {
 	c := ix.snipCache
 	c.mu.Lock()
 	if e, ok := c.m[d]; ok {
-		c.ll.MoveToFront(e)
+		// Recency matters only once the cache is full: a corpus that
+		// fits keeps every document and never reorders the list.
+		if c.ll.Len() >= snipCacheDocs {
+			c.ll.MoveToFront(e)
+		}
 		ds := e.Value.(*snipEntry).ds
 		c.mu.Unlock()
 		return ds

@@ -89,7 +89,7 @@ func (s *Server) observe(h http.Handler) http.Handler {
 			id = hex.EncodeToString(b[:])
 		}
 		w.Header().Set("X-Request-Id", id)
-		w.Header().Set("X-Content-Type-Options", "nosniff")
+		w.Header()["X-Content-Type-Options"] = nosniff
 		sw := &statusWriter{ResponseWriter: w}
 		defer func() {
 			if p := recover(); p != nil {
@@ -343,3 +343,6 @@ func writeRPCError(w http.ResponseWriter, status int, msg string) {
 	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": -32000, "message": msg}})
 	w.Write(append(b, '\n'))
 }
+
+// nosniff is the value of X-Content-Type-Options, shared by every answer.
+var nosniff = []string{"nosniff"}
