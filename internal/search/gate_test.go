@@ -4,22 +4,12 @@ import (
 	"runtime"
 	"testing"
 	"time"
-
-	"github.com/incidentlib/incidentlib/internal/corpus"
 )
 
 // TestScoringReadsAreAdmitted: with every slot taken, a search and both
 // similar-case lookups wait, and each runs once a slot is free.
 func TestScoringReadsAreAdmitted(t *testing.T) {
-	c, err := corpus.LoadEmbedded()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ix, err := New(c.Vocab, c.Cases)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
+	ix := corpusIndex(t)
 	if cap(ix.gate) != runtime.GOMAXPROCS(0) {
 		t.Fatalf("%d slots, want one a processor (%d)", cap(ix.gate), runtime.GOMAXPROCS(0))
 	}

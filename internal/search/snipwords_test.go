@@ -13,11 +13,9 @@ import (
 	"github.com/incidentlib/incidentlib/internal/corpus"
 )
 
-// TestSnipWordsMatchAnalysis: the words analysed when a case is indexed
-// mark exactly the spans that analysing the flattened text at query time
-// marks, for every snippet field of every case in both readings, for the
-// terms of many queries. Terms no case holds mark nothing.
-func TestSnipWordsMatchAnalysis(t *testing.T) {
+// corpusIndex is an index of the embedded corpus, closed when t ends.
+func corpusIndex(t *testing.T) *Index {
+	t.Helper()
 	c, err := corpus.LoadEmbedded()
 	if err != nil {
 		t.Fatal(err)
@@ -26,7 +24,16 @@ func TestSnipWordsMatchAnalysis(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer ix.Close()
+	t.Cleanup(func() { ix.Close() })
+	return ix
+}
+
+// TestSnipWordsMatchAnalysis: the words analysed when a case is indexed
+// mark exactly the spans that analysing the flattened text at query time
+// marks, for every snippet field of every case in both readings, for the
+// terms of many queries. Terms no case holds mark nothing.
+func TestSnipWordsMatchAnalysis(t *testing.T) {
+	ix := corpusIndex(t)
 	queries := []string{
 		"kube-apiserver OOM", "롤아웃 중 DNS 오류", "conntrack_allowance_exceeded", "CoreDNS 파드가 줄어든 뒤",
 		"Failed to delete kube-system/kube-dns:dns endpoint connections", "certificates expired", "인증서 만료",

@@ -186,24 +186,11 @@ func (inv *Inventory) AddObject(k Kind, raw []byte, src Source, defaultNamespace
 		return inv.addChecked(k, info, raw, src, defaultNamespace)
 	}
 	f := Filed{Namespace: obj.GetNamespace(), Name: obj.GetName()}
-	ns := f.Namespace
-	if info.Namespaced && ns == "" && defaultNamespace != "" {
-		ns = defaultNamespace
-		src.NamespaceAssumed = true
+	ns, wanted, err := inv.place(info, &f, &src, defaultNamespace)
+	if !wanted || err != nil {
+		return f, err
 	}
-	if info.Namespace != "" && ns != info.Namespace {
-		return f, nil // e.g. ConfigMaps outside kube-system: not needed
-	}
-	ref := Ref{Kind: info.Kind, Namespace: ns, Name: f.Name}
-	if !info.Namespaced {
-		ref.Namespace = ""
-	}
-	f.Ref = ref
-	if src.File != "" {
-		if first, dup := inv.Sources[ref]; dup {
-			return f, &DuplicateError{Ref: ref, First: first}
-		}
-	}
+	ref := f.Ref
 	if src.NamespaceAssumed {
 		obj.SetNamespace(ns) // kubectl apply -n sets it; so do we, before the checks see it.
 	}
@@ -223,24 +210,11 @@ func (inv *Inventory) addChecked(k Kind, info KindInfo, raw []byte, src Source, 
 		return Filed{}, fmt.Errorf("%s: %w", k, cleanJSONError(err))
 	}
 	f := Filed{Namespace: m.Metadata.Namespace, Name: m.Metadata.Name}
-	ns := m.Metadata.Namespace
-	if info.Namespaced && ns == "" && defaultNamespace != "" {
-		ns = defaultNamespace
-		src.NamespaceAssumed = true
+	ns, wanted, err := inv.place(info, &f, &src, defaultNamespace)
+	if !wanted || err != nil {
+		return f, err
 	}
-	if info.Namespace != "" && ns != info.Namespace {
-		return f, nil
-	}
-	ref := Ref{Kind: info.Kind, Namespace: ns, Name: m.Metadata.Name}
-	if !info.Namespaced {
-		ref.Namespace = ""
-	}
-	f.Ref = ref
-	if src.File != "" {
-		if first, dup := inv.Sources[ref]; dup {
-			return f, &DuplicateError{Ref: ref, First: first}
-		}
-	}
+	ref := f.Ref
 	if src.NamespaceAssumed {
 		b, err := withNamespace(raw, ns)
 		if err != nil {
@@ -255,6 +229,33 @@ func (inv *Inventory) addChecked(k Kind, info KindInfo, raw []byte, src Source, 
 	info.file(inv, obj)
 	inv.filed(ref, src, m.Metadata.Annotations)
 	return f, nil
+}
+
+// place gives the object f (its own namespace and name set) the namespace
+// kubectl apply would (defaultNamespace for a namespaced object without
+// one, noted in src) and its Ref. wanted is false for an object of a kind
+// kept in one namespace only, found elsewhere (ConfigMaps outside
+// kube-system); a *DuplicateError says the object was filed from a file
+// before.
+func (inv *Inventory) place(info KindInfo, f *Filed, src *Source, defaultNamespace string) (ns string, wanted bool, err error) {
+	ns = f.Namespace
+	if info.Namespaced && ns == "" && defaultNamespace != "" {
+		ns = defaultNamespace
+		src.NamespaceAssumed = true
+	}
+	if info.Namespace != "" && ns != info.Namespace {
+		return ns, false, nil
+	}
+	f.Ref = Ref{Kind: info.Kind, Namespace: ns, Name: f.Name}
+	if !info.Namespaced {
+		f.Ref.Namespace = ""
+	}
+	if src.File != "" {
+		if first, dup := inv.Sources[f.Ref]; dup {
+			return ns, true, &DuplicateError{Ref: f.Ref, First: first}
+		}
+	}
+	return ns, true, nil
 }
 
 // filed records where ref came from and the checks its annotation ignores.
