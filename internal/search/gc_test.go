@@ -11,7 +11,7 @@ import (
 
 // TestNewLeavesTheGCAlone: building an index, however large, does not
 // change the process's GC setting, which belongs to the program (serve sets
-// it for its start-up): two builds at once would each restore the other's.
+// it, unless GOGC is set): two builds at once would each restore the other's.
 func TestNewLeavesTheGCAlone(t *testing.T) {
 	v, cases := synthetic(t, 6000) // above the size that once turned GOGC up
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
