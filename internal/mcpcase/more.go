@@ -57,23 +57,10 @@ func AppendField(obj []byte, name string, v any) ([]byte, error) {
 	return append(out, '}'), nil
 }
 
-// moreKind is the kind of a section that goes into More, and so its
-// schema; a section of another kind needs a field of Incident.
-func moreSchema(s *incidentlib.Section) (*jsonschema.Schema, error) {
-	desc := "the case's " + locale.T("en", s.Words) + " section, in the asked language"
-	switch s.Kind {
-	case incidentlib.Prose:
-		return &jsonschema.Schema{Type: "string", Description: desc}, nil
-	case incidentlib.Items:
-		return &jsonschema.Schema{Type: "array", Items: &jsonschema.Schema{Type: "string"}, Description: desc}, nil
-	}
-	return nil, fmt.Errorf("section %s (MCP name %s) is neither prose nor items: give mcpcase.Incident a field %s", s.Key, s.MCP, s.MCP)
-}
-
-// MoreNames are the MCP names of the sections that go into More, in table
-// order: the properties Schema adds to those of Incident's fields.
-func MoreNames() []string {
-	var out []string
+// moreSections are the sections with an MCP name that Incident has no
+// field for, in table order, once each: the ones that go into More.
+func moreSections() []*incidentlib.Section {
+	var out []*incidentlib.Section
 	seen := map[string]bool{}
 	for i := range incidentlib.Sections {
 		s := &incidentlib.Sections[i]
@@ -81,6 +68,25 @@ func MoreNames() []string {
 			continue
 		}
 		seen[s.MCP] = true
+		out = append(out, s)
+	}
+	return out
+}
+
+// canGoInMore says why a section cannot go into More, or nil: only prose
+// and items have a form there.
+func canGoInMore(s *incidentlib.Section) error {
+	if s.Kind == incidentlib.Prose || s.Kind == incidentlib.Items {
+		return nil
+	}
+	return fmt.Errorf("section %s (MCP name %s) is neither prose nor items: give mcpcase.Incident a field %s", s.Key, s.MCP, s.MCP)
+}
+
+// MoreNames are the MCP names of the sections that go into More, in table
+// order: the properties Schema adds to those of Incident's fields.
+func MoreNames() []string {
+	var out []string
+	for _, s := range moreSections() {
 		out = append(out, s.MCP)
 	}
 	return out
@@ -94,14 +100,17 @@ func Schema[T any]() (*jsonschema.Schema, error) {
 	if err != nil {
 		return nil, err
 	}
-	for i := range incidentlib.Sections {
-		sec := &incidentlib.Sections[i]
-		if _, ok := incidentField[sec.MCP]; sec.MCP == "" || ok || s.Properties[sec.MCP] != nil {
-			continue
-		}
-		p, err := moreSchema(sec)
-		if err != nil {
+	for _, sec := range moreSections() {
+		if err := canGoInMore(sec); err != nil {
 			return nil, err
+		}
+		if s.Properties[sec.MCP] != nil {
+			continue // T has a field of that name (kubegap's cited_by, say)
+		}
+		desc := "the case's " + locale.T("en", sec.Words) + " section, in the asked language"
+		p := &jsonschema.Schema{Type: "string", Description: desc}
+		if sec.Kind == incidentlib.Items {
+			p = &jsonschema.Schema{Type: "array", Items: &jsonschema.Schema{Type: "string"}, Description: desc}
 		}
 		if s.Properties == nil {
 			s.Properties = map[string]*jsonschema.Schema{}

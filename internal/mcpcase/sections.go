@@ -36,7 +36,7 @@ func fillSections(inc *Incident, c *incidentlib.Case, v *incidentlib.Vocab, l st
 		if !ok {
 			// A section without a field of its own: prose or items, by
 			// the table alone (Schema gives its property).
-			if _, err := moreSchema(s); err != nil {
+			if err := canGoInMore(s); err != nil {
 				panic("mcpcase: " + err.Error())
 			}
 			switch texts := s.In(c, v, l); {

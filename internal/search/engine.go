@@ -387,23 +387,19 @@ func (ix *Index) score(p textPlan, allowed bitset, includePrivate bool, sc *scra
 	// so a question about sourdough is not "matched" by its common words.
 	termW := map[string]float32{}
 	sc.totalW = 0
-	weigh := func(t string) float32 {
-		if w, ok := termW[t]; ok {
-			return w
-		}
-		w := float32(math.Log(1 + N/float64(ix.statsOf(t, includePrivate, visible).any+1)))
-		termW[t] = w
-		sc.totalW += w
-		return w
-	}
 	scoreTerm := func(t string, weight float32) {
 		no, ok := termNo[t]
 		if !ok {
 			no = uint16(len(termNo) + 1)
 			termNo[t] = no
 		}
-		tw := weigh(t)
 		st := ix.statsOf(t, includePrivate, visible)
+		tw, ok := termW[t]
+		if !ok {
+			tw = float32(math.Log(1 + N/float64(st.any+1)))
+			termW[t] = tw
+			sc.totalW += tw
+		}
 		for f := 0; f < nFields; f++ {
 			n := st.df[f]
 			if n == 0 {

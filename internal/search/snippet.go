@@ -190,8 +190,6 @@ func mark(best string, bestSpans []span) string {
 	return b.String()
 }
 
-func flat(s string) string { return strings.ReplaceAll(s, "\n", " ") }
-
 // snippetSpecial marks the bytes writeEscaped replaces, and snippetEsc
 // gives their replacements: HTML's five as html.EscapeString writes them,
 // a backslash as its character reference, and a line break or any other
@@ -245,15 +243,16 @@ func escapeSnippet(s string) string {
 	return b.String()
 }
 
-// cut returns about n bytes of s from start, ending on a rune boundary.
+// cut returns about n bytes of s from start, ending on a rune boundary
+// (escapeSnippet then turns its line breaks into spaces).
 func cut(s string, start, n int) string {
 	s = s[start:]
 	if len(s) <= n*2 {
-		return flat(s)
+		return s
 	}
 	end := n * 2
 	for end > 0 && !utf8.RuneStart(s[end]) {
 		end--
 	}
-	return flat(s[:end]) + "…"
+	return s[:end] + "…"
 }

@@ -34,7 +34,7 @@ type snipText struct {
 	text  string
 	words []snipWord
 	// uniq is the field's terms as numbers of the cache's dictionary
-	// (snipCache.ids), sorted; the words of uniq[k] are occ[off[k]:off[k+1]],
+	// (snipCache.number), sorted; the words of uniq[k] are occ[off[k]:off[k+1]],
 	// in order. Numbers, not strings: a snippet looks each query term up in
 	// several fields of every hit, and comparing numbers is what makes that
 	// cheap.
@@ -122,7 +122,7 @@ func (c *snipCache) number(terms []string) []uint32 {
 }
 
 // markTerm is a term a snippet marks: its dictionary number, and the bit
-// of its query term number in scratch.tmask (all bits when it has none).
+// of its query term number in scratch.fmask (all bits when it has none).
 type markTerm struct {
 	id  uint32
 	bit uint64
@@ -150,11 +150,11 @@ func (c *snipCache) markTerms(terms []string, termNo map[string]uint16) []markTe
 	return slices.CompactFunc(out, func(a, b markTerm) bool { return a.id == b.id })
 }
 
-// wantOf appends to buf the numbers of the marks whose bit tmask has:
-// the terms a document holds (scratch.tmask), for spans.
-func wantOf(marks []markTerm, tmask uint64, buf []uint32) []uint32 {
+// wantOf appends to buf the numbers of the marks whose bit mask has:
+// the terms a field of a document holds (scratch.fmask), for spans.
+func wantOf(marks []markTerm, mask uint64, buf []uint32) []uint32 {
 	for _, m := range marks {
-		if m.bit&tmask != 0 {
+		if m.bit&mask != 0 {
 			buf = append(buf, m.id)
 		}
 	}
@@ -162,23 +162,6 @@ func wantOf(marks []markTerm, tmask uint64, buf []uint32) []uint32 {
 		buf = []uint32{} // terms, none held: not "no query terms"
 	}
 	return buf
-}
-
-// ids returns the numbers of the terms the dictionary knows, sorted and
-// without repeats (spans' want). A term it does not know is in no analysed
-// field, so it could mark nothing: call ids after the fields a snippet
-// reads were analysed (snips).
-func (c *snipCache) ids(terms []string) []uint32 {
-	out := make([]uint32, 0, len(terms))
-	c.dmu.RLock()
-	for _, t := range terms {
-		if n, ok := c.dict[t]; ok {
-			out = append(out, n)
-		}
-	}
-	c.dmu.RUnlock()
-	slices.Sort(out)
-	return slices.Compact(out)
 }
 
 type snipEntry struct {
@@ -231,7 +214,7 @@ func (c *snipCache) forget(d uint32) {
 }
 
 // spans returns the byte ranges of the words of st that yield a term in
-// want (dictionary numbers, sorted, without repeats: snipCache.ids), in
+// want (dictionary numbers, sorted, without repeats: wantOf), in
 // text order.
 func (st *snipText) spans(want []uint32) []span {
 	// The words of the terms of want the field holds (a query has a few

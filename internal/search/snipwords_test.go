@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"html"
+	"math"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -49,7 +50,7 @@ func TestSnipWordsMatchAnalysis(t *testing.T) {
 		for d := range ix.docs {
 			ix.snips(uint32(d))
 		}
-		nums := ix.snipCache.ids(terms)
+		nums := wantOf(ix.snipCache.markTerms(terms, nil), math.MaxUint64, nil)
 		for d, k := range ix.docs {
 			for l, lang := range snipLangs {
 				for f, sn := range snippetSections {
@@ -75,7 +76,7 @@ func TestSnipWordsMatchAnalysis(t *testing.T) {
 }
 
 // FuzzWriteEscaped: the one-pass escape writes what html.EscapeString
-// and flat did, with a backslash as &#92; and control characters, U+2028
+// did (with line breaks as spaces), with a backslash as &#92; and control characters, U+2028
 // and U+2029 as spaces; the result holds nothing JSON would escape.
 func FuzzWriteEscaped(f *testing.F) {
 	for _, s := range []string{"", "plain", `<a href="x">&'</a>`, "line\nnext", "한국어 <mark> & \"인용\"\n", "tab\there \\d+ \u2028 \u2029 \xe2\x80", "\xe2\x80\xa8x"} {
