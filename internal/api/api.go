@@ -40,7 +40,7 @@ type API struct {
 // without one, writes answer 401 with a message that says how to enable
 // them.
 func New(r library.Reader, w library.Writer, baseURL, token string, log *slog.Logger) *API {
-	return &API{read: r, write: w, baseURL: strings.TrimRight(baseURL, "/"), token: token, log: log, now: time.Now}
+	return &API{read: r, write: w, baseURL: strings.TrimRight(baseURL, "/"), token: token, log: log, now: time.Now, bodies: newBodies()}
 }
 
 type handler func(w http.ResponseWriter, r *http.Request) error

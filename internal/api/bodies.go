@@ -2,9 +2,9 @@ package api
 
 import (
 	"bytes"
-	"sync"
 
 	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/internal/casecache"
 )
 
 // maxBodies bounds how many encoded cases are kept (a case is about 20 KB
@@ -13,14 +13,12 @@ import (
 const maxBodies = 4096
 
 // bodies keeps the encoded JSON of public cases by the case value the
-// index holds. A case is never changed in place (a write indexes a new
-// value), so an entry is right for as long as its key is the case served;
-// entries of replaced cases stay until the table is reset, which happens
-// when it is full.
+// index holds (casecache says why an entry never goes stale).
 type bodies struct {
-	mu sync.RWMutex
-	m  map[*incidentlib.Case]*encoded
+	cache *casecache.Cache[*encoded]
 }
+
+func newBodies() bodies { return bodies{casecache.New[*encoded](maxBodies)} }
 
 type encoded struct {
 	body []byte
@@ -28,26 +26,15 @@ type encoded struct {
 }
 
 func (b *bodies) get(c *incidentlib.Case, value func() (any, error)) (*encoded, error) {
-	b.mu.RLock()
-	e := b.m[c]
-	b.mu.RUnlock()
-	if e != nil {
-		return e, nil
-	}
-	v, err := value()
-	if err != nil {
-		return nil, err
-	}
-	var buf bytes.Buffer
-	if err := encodeJSON(&buf, v); err != nil {
-		return nil, err
-	}
-	e = &encoded{body: buf.Bytes(), etag: etagOf(buf.Bytes())}
-	b.mu.Lock()
-	if b.m == nil || len(b.m) >= maxBodies {
-		b.m = map[*incidentlib.Case]*encoded{}
-	}
-	b.m[c] = e
-	b.mu.Unlock()
-	return e, nil
+	return b.cache.Get(c, func() (*encoded, error) {
+		v, err := value()
+		if err != nil {
+			return nil, err
+		}
+		var buf bytes.Buffer
+		if err := encodeJSON(&buf, v); err != nil {
+			return nil, err
+		}
+		return &encoded{body: buf.Bytes(), etag: etagOf(buf.Bytes())}, nil
+	})
 }

@@ -5,9 +5,9 @@ package view
 import (
 	"fmt"
 	"sort"
-	"sync"
 
 	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/internal/casecache"
 	"github.com/incidentlib/incidentlib/internal/search"
 )
 
@@ -65,7 +65,7 @@ func NewSearchResponse(r *search.Result, baseURL string) SearchResponse {
 			RootCause: h.Case.RootCause, Score: round3(h.Score), Match: round3(h.Match), Snippet: h.Snippet,
 			URL: incidentlib.CaseURL(baseURL, h.Case.ID),
 		}
-		it.head = heads.get(h.Case, &it)
+		it.head, _ = heads.Get(h.Case, func() ([]byte, error) { return it.appendHead(nil), nil })
 		it.snippetSafe = true
 		out.Items = append(out.Items, it)
 	}
@@ -76,33 +76,10 @@ func NewSearchResponse(r *search.Result, baseURL string) SearchResponse {
 // empty (a store of that many cases re-encodes them as they are shown).
 const headCacheCases = 8192
 
-// heads keeps the encoded head of each case's search item, by case value:
-// the index holds a new value after every write, so an entry never goes
-// stale. Titles were a third of the bytes a search answer escapes.
-var heads = &headCache{m: map[*incidentlib.Case][]byte{}}
-
-type headCache struct {
-	mu sync.RWMutex
-	m  map[*incidentlib.Case][]byte
-}
-
-// get returns c's head, encoding it from it (made from c) when it is not kept.
-func (hc *headCache) get(c *incidentlib.Case, it *SearchItem) []byte {
-	hc.mu.RLock()
-	h, ok := hc.m[c]
-	hc.mu.RUnlock()
-	if ok {
-		return h
-	}
-	h = it.appendHead(nil)
-	hc.mu.Lock()
-	if len(hc.m) >= headCacheCases {
-		hc.m = map[*incidentlib.Case][]byte{}
-	}
-	hc.m[c] = h
-	hc.mu.Unlock()
-	return h
-}
+// heads keeps the encoded head of each case's search item, by case value
+// (casecache says why an entry never goes stale). Titles were a third of
+// the bytes a search answer escapes.
+var heads = casecache.New[[]byte](headCacheCases)
 
 // SimilarItem is one similar case in JSON.
 type SimilarItem struct {
