@@ -39,3 +39,32 @@ func TestScoringReadsAreAdmitted(t *testing.T) {
 		}
 	}
 }
+
+// TestReleaseYields: a search's release yields the processor once, after
+// the slot is free (admit), and nothing else of a search yields.
+func TestReleaseYields(t *testing.T) {
+	ix := corpusIndex(t)
+	yields, freeAtYield := 0, true
+	yield = func() {
+		yields++
+		select {
+		case ix.gate <- struct{}{}: // a slot is free: take it back
+			<-ix.gate
+		default:
+			if cap(ix.gate) == 1 {
+				freeAtYield = false
+			}
+		}
+	}
+	defer func() { yield = runtime.Gosched }()
+	ix.gate = make(chan struct{}, 1)
+	ix.Search(Query{Text: "conntrack", Limit: 5})
+	ix.SimilarTo("IL-0049", 5, false)
+	ix.SimilarText("CoreDNS conntrack", 5, false)
+	if yields != 3 {
+		t.Errorf("%d yields for three scoring reads, want 3 (one a release)", yields)
+	}
+	if !freeAtYield {
+		t.Error("a release yielded while still holding its slot")
+	}
+}
