@@ -60,11 +60,10 @@ func joinable(gap string) bool {
 // (wantOf); it is nil without query terms.
 func snippet(ds *docSnips, lang string, want func(field int) []uint32, fields uint8) (snip, from string) {
 	texts := ds[snipLang(lang)]
-	summary := texts[0].text
 	if want == nil {
-		return escapeSnippet(cut(summary, 0, SnippetLen)), "summary"
+		return texts[0].head(SnippetLen), "summary"
 	}
-	best, bestSpans, from := summary, []span(nil), "summary"
+	best, bestSpans, from := &texts[0], []span(nil), "summary"
 	for i, sn := range snippetSections {
 		if fields&(1<<sn.field) == 0 {
 			continue
@@ -74,16 +73,16 @@ func snippet(ds *docSnips, lang string, want func(field int) []uint32, fields ui
 			continue
 		}
 		if spans := texts[i].spans(w); len(spans) > len(bestSpans) {
-			best, bestSpans, from = texts[i].text, spans, fieldNames[sn.field]
+			best, bestSpans, from = &texts[i], spans, fieldNames[sn.field]
 			if len(spans) >= 3 {
 				break // enough to show why it matched; skip the rest
 			}
 		}
 	}
 	if len(bestSpans) == 0 {
-		return escapeSnippet(cut(best, 0, SnippetLen)), from
+		return best.head(SnippetLen), from
 	}
-	return mark(best, mergeSpans(best, bestSpans)), from
+	return mark(best, mergeSpans(best.text, bestSpans)), from
 }
 
 // flatten turns case prose into one line of plain text: list markers,
@@ -130,8 +129,11 @@ func mergeSpans(text string, spans []span) []span {
 	return merged
 }
 
-// mark cuts the window of text that holds the most spans and marks them.
-func mark(best string, bestSpans []span) string {
+// mark cuts the window of st's text that holds the most spans and marks
+// them. The window is chosen in the text; what is written is the escaped
+// text of it (snipText.esc), so a snippet escapes nothing.
+func mark(st *snipText, bestSpans []span) string {
+	best := st.text
 	from, most := 0, 0
 	for i := range bestSpans {
 		n := 0
@@ -162,7 +164,7 @@ func mark(best string, bestSpans []span) string {
 		end--
 	}
 	var b strings.Builder
-	b.Grow(end - start + len(bestSpans)*len("<mark></mark>") + 2*len("…") + 16)
+	b.Grow(st.escAt(end) - st.escAt(start) + len(bestSpans)*len("<mark></mark>") + 2*len("…"))
 	if start > 0 {
 		b.WriteString("…")
 	}
@@ -177,13 +179,13 @@ func mark(best string, bestSpans []span) string {
 		if s.end > end {
 			s.end = end
 		}
-		writeEscaped(&b, best[pos:s.start])
+		b.WriteString(st.escaped(pos, s.start))
 		b.WriteString("<mark>")
-		writeEscaped(&b, best[s.start:s.end])
+		b.WriteString(st.escaped(s.start, s.end))
 		b.WriteString("</mark>")
 		pos = s.end
 	}
-	writeEscaped(&b, best[pos:end])
+	b.WriteString(st.escaped(pos, end))
 	if end < len(best) {
 		b.WriteString("…")
 	}
@@ -243,16 +245,65 @@ func escapeSnippet(s string) string {
 	return b.String()
 }
 
-// cut returns about n bytes of s from start, ending on a rune boundary
-// (escapeSnippet then turns its line breaks into spaces).
-func cut(s string, start, n int) string {
-	s = s[start:]
+// escShift says that from byte at of a text on, its escaped form
+// (snipText.esc) is delta bytes longer (or shorter).
+type escShift struct{ at, delta int32 }
+
+// escapeShifts returns s escaped (escapeSnippet) and, in order, the
+// offsets of s after each escape that changes the length, with the total
+// change up to there: what escAt needs to map an offset of s into it.
+func escapeShifts(s string) (string, []escShift) {
+	esc := escapeSnippet(s)
+	var shifts []escShift
+	delta := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !snippetSpecial[c] {
+			continue
+		}
+		n, w := len(snippetEsc[c]), 1
+		if c == 0xE2 {
+			if i+2 >= len(s) || s[i+1] != 0x80 || s[i+2] != 0xA8 && s[i+2] != 0xA9 {
+				continue
+			}
+			n, w = 1, 3
+		}
+		if n != w {
+			delta += n - w
+			shifts = append(shifts, escShift{int32(i + w), int32(delta)})
+		}
+		i += w - 1
+	}
+	return esc, shifts
+}
+
+// escAt maps byte i of st.text, a rune boundary, to st.esc.
+func (st *snipText) escAt(i int) int {
+	k := sort.Search(len(st.shifts), func(k int) bool { return int(st.shifts[k].at) > i })
+	if k == 0 {
+		return i
+	}
+	return i + int(st.shifts[k-1].delta)
+}
+
+// escaped is st.text[from:to] escaped, from st.esc.
+func (st *snipText) escaped(from, to int) string {
+	if st.shifts == nil {
+		return st.esc[from:to]
+	}
+	return st.esc[st.escAt(from):st.escAt(to)]
+}
+
+// head is about n bytes of st.text from its start, escaped, ending on a
+// rune boundary, with an ellipsis when it is cut.
+func (st *snipText) head(n int) string {
+	s := st.text
 	if len(s) <= n*2 {
-		return s
+		return st.esc
 	}
 	end := n * 2
 	for end > 0 && !utf8.RuneStart(s[end]) {
 		end--
 	}
-	return s[:end] + "…"
+	return st.escaped(0, end) + "…"
 }

@@ -31,8 +31,12 @@ type snipWord struct{ start, end int32 }
 // then costs a merge of the query's terms with the field's and a look at
 // the words of those held, instead of analysing the text.
 type snipText struct {
-	text  string
-	words []snipWord
+	text string
+	// esc is text escaped for a snippet (escapeSnippet), and shifts maps
+	// an offset of text into it (escAt): a snippet copies its pieces.
+	esc    string
+	shifts []escShift
+	words  []snipWord
 	// uniq is the field's terms as numbers of the cache's dictionary
 	// (snipCache.number), sorted; the words of uniq[k] are occ[off[k]:off[k+1]],
 	// in order. Numbers, not strings: a snippet looks each query term up in
@@ -53,6 +57,7 @@ func (ix *Index) analyseSnips(c *incidentlib.Case) *docSnips {
 		ds[l] = make([]snipText, len(snippetSections))
 		for f, sn := range snippetSections {
 			st := snipText{text: flatten(sn.s.Text(c).In(lang)), off: []int32{0}}
+			st.esc, st.shifts = escapeShifts(st.text)
 			byTerm := map[string][]int32{}
 			words(st.text, func(start, end int, lower []byte) {
 				w := int32(len(st.words))

@@ -108,3 +108,58 @@ func FuzzWriteEscaped(f *testing.F) {
 		}
 	})
 }
+
+// FuzzEscapedPieces: any piece of a text between rune boundaries, taken
+// from its escaped form (snipText.escaped, as mark writes snippets), is
+// the piece escaped on its own; head is the escaped start of the text.
+func FuzzEscapedPieces(f *testing.F) {
+	for _, s := range []string{"", "plain", `it's <b>"x"</b> & y`, "\u2028a\u2029b\\c\td", "한국어 \"인용\" <mark>", "\xe2\x80\xa6 … \u2028", strings.Repeat("a<b ", 200)} {
+		f.Add(s, 0, 3)
+	}
+	f.Fuzz(func(t *testing.T, s string, a, b int) {
+		if !utf8.ValidString(s) {
+			return // case texts are valid UTF-8
+		}
+		st := snipText{text: s}
+		st.esc, st.shifts = escapeShifts(s)
+		if st.esc != escapeSnippet(s) {
+			t.Fatalf("escapeShifts(%q) = %q, want %q", s, st.esc, escapeSnippet(s))
+		}
+		var bounds []int
+		for i := range s {
+			bounds = append(bounds, i)
+		}
+		bounds = append(bounds, len(s))
+		check := func(from, to int) {
+			if got, want := st.escaped(from, to), escapeSnippet(s[from:to]); got != want {
+				t.Fatalf("%q [%d:%d]: escaped %q, want %q", s, from, to, got, want)
+			}
+		}
+		a, b = bounds[abs(a)%len(bounds)], bounds[abs(b)%len(bounds)]
+		check(min(a, b), max(a, b))
+		for _, i := range bounds {
+			check(0, i)
+			check(i, len(s))
+		}
+		for _, n := range []int{0, 1, 5, SnippetLen} {
+			want := s
+			if len(s) > n*2 {
+				end := n * 2
+				for end > 0 && !utf8.RuneStart(s[end]) {
+					end--
+				}
+				want = s[:end] + "…"
+			}
+			if got := st.head(n); got != escapeSnippet(want) {
+				t.Fatalf("%q: head(%d) = %q, want %q", s, n, got, escapeSnippet(want))
+			}
+		}
+	})
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
