@@ -653,7 +653,8 @@ func (ix *Index) Search(q Query) (*Result, error) {
 		sc.reset()
 		scratchPool.Put(sc)
 	}()
-	byDate := func(a, b uint32) bool { return newer(ix.docs[a], ix.docs[b]) }
+	rank := ix.dateRank
+	byDate := func(a, b uint32) bool { return rank[a] < rank[b] } // newer(ix.docs[a], ix.docs[b])
 	less := byDate
 	if p.empty() {
 		hits = allowed
@@ -765,10 +766,10 @@ func (ix *Index) facets(hits bitset, lang string) map[string][]FacetCount {
 	l := snipLang(lang)
 	// Count every entry first, then fill one array of the exact size: the
 	// table is in field order, so each field's counts are one run of it.
-	cp := facetCountPool.Get().(*[]int)
-	defer facetCountPool.Put(cp)
-	counts := slices.Grow((*cp)[:0], len(ix.facetTab))[:len(ix.facetTab)]
-	*cp = counts
+	fs := facetScratchPool.Get().(*facetScratch)
+	defer facetScratchPool.Put(fs)
+	counts := slices.Grow(fs.counts[:0], len(ix.facetTab))[:len(ix.facetTab)]
+	fs.counts = counts
 	total := 0
 	for i := range ix.facetTab {
 		counts[i] = hits.andCount(ix.facetTab[i].set)
@@ -776,31 +777,42 @@ func (ix *Index) facets(hits bitset, lang string) map[string][]FacetCount {
 			total++
 		}
 	}
+	// Each field's entries by count, most first, then in table (term)
+	// order: sorted as numbers, the count's complement above the entry's
+	// place, and only then copied out.
 	all := make([]FacetCount, 0, total)
+	keys := fs.keys[:0]
 	for i := 0; i < len(ix.facetTab); {
 		field, start := ix.facetTab[i].field, len(all)
+		keys = keys[:0]
 		for ; i < len(ix.facetTab) && ix.facetTab[i].field == field; i++ {
 			if n := counts[i]; n > 0 {
-				e := &ix.facetTab[i]
-				all = append(all, FacetCount{Term: e.term, Label: e.label[l], Count: n, head: e.head[l]})
+				keys = append(keys, uint64(math.MaxUint32-uint32(n))<<32|uint64(i))
 			}
 		}
-		if len(all) > start {
-			fc := all[start:len(all):len(all)]
-			slices.SortFunc(fc, func(a, b FacetCount) int {
-				if a.Count != b.Count {
-					return b.Count - a.Count
-				}
-				return strings.Compare(a.Term, b.Term)
-			})
-			out[field] = fc
+		if len(keys) == 0 {
+			continue
 		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			e := &ix.facetTab[k&math.MaxUint32]
+			all = append(all, FacetCount{Term: e.term, Label: e.label[l], Count: counts[k&math.MaxUint32], head: e.head[l]})
+		}
+		out[field] = all[start:len(all):len(all)]
 	}
+	fs.keys = keys[:0]
 	return out
 }
 
-// facetCountPool holds facets' per-entry counts between searches.
-var facetCountPool = sync.Pool{New: func() any { return new([]int) }}
+// facetScratch is what facets counts and sorts in, kept between searches
+// in facetScratchPool: a count for each entry of the table, and one field's
+// sort keys.
+type facetScratch struct {
+	counts []int
+	keys   []uint64
+}
+
+var facetScratchPool = sync.Pool{New: func() any { return new(facetScratch) }}
 
 // facetEntry is one term of one filter field (or one organisation) with
 // its labels in both readings.
@@ -818,6 +830,7 @@ func (ix *Index) buildFacets() {
 	// Every change of the index ends here (New, Upsert, Delete): the
 	// term statistics it kept describe the documents before it.
 	ix.resetStats()
+	ix.rankByDate()
 	tab := make([]facetEntry, 0, len(ix.termSets))
 	for key, set := range ix.termSets {
 		f, term, _ := strings.Cut(key, "/")

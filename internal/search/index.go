@@ -13,6 +13,7 @@ package search
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -101,7 +102,11 @@ type Index struct {
 	termSets map[string]bitset
 	// newest is every live document, newest first; nil until asked for.
 	newest []uint32
-	nLive  int
+	// dateRank is each live document's place in newest (0 is the newest),
+	// set with it after every change (rankByDate): searches order by date
+	// by comparing two numbers.
+	dateRank []uint32
+	nLive    int
 	// aliases are the vocabulary's aliases, longest first.
 	aliases []alias
 	// orgByName maps lower-cased organisation names to their slugs.
@@ -352,6 +357,17 @@ func (ix *Index) Case(id string) *incidentlib.Case {
 		return ix.docs[d]
 	}
 	return nil
+}
+
+// rankByDate sets newest and dateRank. The caller holds the write lock,
+// after any change to the documents.
+func (ix *Index) rankByDate() {
+	ix.newest = nil
+	ix.newest = ix.newestLocked()
+	ix.dateRank = slices.Grow(ix.dateRank[:0], len(ix.docs))[:len(ix.docs)]
+	for k, d := range ix.newest {
+		ix.dateRank[d] = uint32(k)
+	}
 }
 
 // newestLocked returns the live documents newest first, sorting once after

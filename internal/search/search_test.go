@@ -669,12 +669,23 @@ func TestStatisticsFollowWrites(t *testing.T) {
 	answers := func(ix *search.Index) string {
 		var b strings.Builder
 		for _, q := range queries {
-			res := mustSearch(t, ix, search.Query{Text: q, Limit: 30, NoFacets: true})
-			fmt.Fprintf(&b, "%s: %d", q, res.Total)
-			for _, h := range res.Hits {
-				fmt.Fprintf(&b, " %s=%.6f/%.4f", h.Case.ID, h.Score, h.Match)
+			for _, sort := range []string{"", search.SortNewest, search.SortOldest} {
+				res := mustSearch(t, ix, search.Query{Text: q, Sort: sort, Limit: 30, NoFacets: true})
+				fmt.Fprintf(&b, "%s (%s): %d", q, sort, res.Total)
+				for _, h := range res.Hits {
+					fmt.Fprintf(&b, " %s=%.6f/%.4f", h.Case.ID, h.Score, h.Match)
+				}
+				b.WriteByte('\n')
 			}
-			b.WriteByte('\n')
+		}
+		// No query: every case by date, and the facets of them all.
+		for _, sort := range []string{search.SortNewest, search.SortOldest} {
+			res := mustSearch(t, ix, search.Query{Sort: sort, Limit: 5})
+			fmt.Fprintf(&b, "(%s): %d", sort, res.Total)
+			for _, h := range res.Hits {
+				fmt.Fprintf(&b, " %s", h.Case.ID)
+			}
+			fmt.Fprintf(&b, " %v\n", res.Facets)
 		}
 		return b.String()
 	}
@@ -694,6 +705,7 @@ func TestStatisticsFollowWrites(t *testing.T) {
 	// A new case that says the queries' words many times.
 	add := *c.Case("IL-0049")
 	add.ID = "IL-9990"
+	add.Date = "2026-11-30" // the newest, until the update makes it the oldest
 	add.Summary.EN = strings.Repeat("conntrack CoreDNS OOM certificate expired webhook etcd ", 20)
 	if err := ix.Upsert(&add); err != nil {
 		t.Fatal(err)
@@ -702,6 +714,7 @@ func TestStatisticsFollowWrites(t *testing.T) {
 	check("an addition")
 	upd := add
 	upd.Summary.EN = "nothing of the sort"
+	upd.Date = "1990-01-02"
 	if err := ix.Upsert(&upd); err != nil {
 		t.Fatal(err)
 	}
