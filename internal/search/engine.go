@@ -170,6 +170,9 @@ type scratch struct {
 	termNo  map[string]uint16 // the query's distinct scored terms, numbered from 1
 	touched []uint32
 	docs    []uint32 // the hits, for Search alone (it outlives no search)
+	// snip is where Search writes the page's snippets; its builder is new
+	// each search (the snippets outlive it), its span buffers are kept.
+	snip snipOut
 }
 
 func (sc *scratch) reset() {
@@ -717,6 +720,10 @@ func (ix *Index) Search(q Query) (*Result, error) {
 		}
 		var buf []uint32
 		res.Hits = make([]Hit, 0, len(page))
+		out := &sc.snip
+		out.b = strings.Builder{}
+		out.b.Grow(len(page) * (SnippetLen*2 + 64))
+		ends := make([][2]int, 0, len(page))
 		for i, d := range page {
 			c := ix.docs[d]
 			var score float64
@@ -735,12 +742,19 @@ func (ix *Index) Search(q Query) (*Result, error) {
 					return buf
 				}
 			}
-			snip, from := snippet(ds[i], q.Lang, want, mask)
-			h := Hit{Case: c, Score: score, Snippet: snip, SnippetFrom: from}
+			at := out.b.Len()
+			from := snippet(ds[i], q.Lang, want, mask, out)
+			ends = append(ends, [2]int{at, out.b.Len()})
+			h := Hit{Case: c, Score: score, SnippetFrom: from}
 			if res.Terms > 0 && int(d) < len(sc.mw) && sc.totalW > 0 {
 				h.Match = math.Min(1, float64(sc.mw[d]/sc.totalW))
 			}
 			res.Hits = append(res.Hits, h)
+		}
+		// The page's snippets are one string; each hit's is a part of it.
+		all := out.b.String()
+		for i := range res.Hits {
+			res.Hits[i].Snippet = all[ends[i][0]:ends[i][1]]
 		}
 	} else if res.Total > 0 {
 		res.Notes = append(res.Notes, fmt.Sprintf("offset %d is past the last result (%d in all)", q.Offset, res.Total))

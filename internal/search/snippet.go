@@ -1,6 +1,7 @@
 package search
 
 import (
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -57,13 +58,17 @@ func joinable(gap string) bool {
 //
 // ds is the document's analysed fields (snips); want gives the query's
 // terms that a search field of the document holds, as dictionary numbers
-// (wantOf); it is nil without query terms.
-func snippet(ds *docSnips, lang string, want func(field int) []uint32, fields uint8) (snip, from string) {
+// (wantOf); it is nil without query terms. The snippet is appended to
+// out.b: a page's snippets share one string (Search), and out's span
+// buffers are reused from hit to hit.
+func snippet(ds *docSnips, lang string, want func(field int) []uint32, fields uint8, out *snipOut) (from string) {
 	texts := ds[snipLang(lang)]
 	if want == nil {
-		return texts[0].head(SnippetLen), "summary"
+		texts[0].head(&out.b, SnippetLen)
+		return "summary"
 	}
 	best, bestSpans, from := &texts[0], []span(nil), "summary"
+	free := 0 // the span buffer the best spans so far are not in
 	for i, sn := range snippetSections {
 		if fields&(1<<sn.field) == 0 {
 			continue
@@ -72,17 +77,28 @@ func snippet(ds *docSnips, lang string, want func(field int) []uint32, fields ui
 		if len(w) == 0 {
 			continue
 		}
-		if spans := texts[i].spans(w); len(spans) > len(bestSpans) {
+		spans := texts[i].spans(w, out.spans[free][:0])
+		out.spans[free] = spans
+		if len(spans) > len(bestSpans) {
 			best, bestSpans, from = &texts[i], spans, fieldNames[sn.field]
+			free = 1 - free
 			if len(spans) >= 3 {
 				break // enough to show why it matched; skip the rest
 			}
 		}
 	}
 	if len(bestSpans) == 0 {
-		return best.head(SnippetLen), from
+		best.head(&out.b, SnippetLen)
+		return from
 	}
-	return mark(best, mergeSpans(best.text, bestSpans)), from
+	mark(&out.b, best, mergeSpans(best.text, bestSpans))
+	return from
+}
+
+// snipOut is what a page's snippets are written to and found in.
+type snipOut struct {
+	b     strings.Builder
+	spans [2][]span
 }
 
 // flatten turns case prose into one line of plain text: list markers,
@@ -113,10 +129,11 @@ func flatten(s string) string {
 }
 
 // mergeSpans sorts spans and joins those that overlap or that only a
-// hyphen, dot or underscore separates (so kube-apiserver is one mark).
+// hyphen, dot or underscore separates (so kube-apiserver is one mark). It
+// merges in place: the result is a prefix of spans.
 func mergeSpans(text string, spans []span) []span {
-	sort.Slice(spans, func(i, j int) bool { return spans[i].start < spans[j].start })
-	var merged []span
+	slices.SortFunc(spans, func(a, b span) int { return a.start - b.start })
+	merged := spans[:0]
 	for _, s := range spans {
 		if n := len(merged); n > 0 && (s.start <= merged[n-1].end || joinable(text[merged[n-1].end:s.start])) {
 			if s.end > merged[n-1].end {
@@ -130,9 +147,10 @@ func mergeSpans(text string, spans []span) []span {
 }
 
 // mark cuts the window of st's text that holds the most spans and marks
-// them. The window is chosen in the text; what is written is the escaped
-// text of it (snipText.esc), so a snippet escapes nothing.
-func mark(st *snipText, bestSpans []span) string {
+// them, appending it to b. The window is chosen in the text; what is
+// written is the escaped text of it (snipText.esc), so a snippet escapes
+// nothing.
+func mark(b *strings.Builder, st *snipText, bestSpans []span) {
 	best := st.text
 	from, most := 0, 0
 	for i := range bestSpans {
@@ -163,8 +181,6 @@ func mark(st *snipText, bestSpans []span) string {
 	for end < len(best) && !utf8.RuneStart(best[end]) {
 		end--
 	}
-	var b strings.Builder
-	b.Grow(st.escAt(end) - st.escAt(start) + len(bestSpans)*len("<mark></mark>") + 2*len("…"))
 	if start > 0 {
 		b.WriteString("…")
 	}
@@ -189,7 +205,6 @@ func mark(st *snipText, bestSpans []span) string {
 	if end < len(best) {
 		b.WriteString("…")
 	}
-	return b.String()
 }
 
 // snippetSpecial marks the bytes writeEscaped replaces, and snippetEsc
@@ -294,16 +309,18 @@ func (st *snipText) escaped(from, to int) string {
 	return st.esc[st.escAt(from):st.escAt(to)]
 }
 
-// head is about n bytes of st.text from its start, escaped, ending on a
-// rune boundary, with an ellipsis when it is cut.
-func (st *snipText) head(n int) string {
+// head appends to b about n bytes of st.text from its start, escaped,
+// ending on a rune boundary, with an ellipsis when it is cut.
+func (st *snipText) head(b *strings.Builder, n int) {
 	s := st.text
 	if len(s) <= n*2 {
-		return st.esc
+		b.WriteString(st.esc)
+		return
 	}
 	end := n * 2
 	for end > 0 && !utf8.RuneStart(s[end]) {
 		end--
 	}
-	return st.escaped(0, end) + "…"
+	b.WriteString(st.escaped(0, end))
+	b.WriteString("…")
 }

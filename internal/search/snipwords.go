@@ -218,10 +218,10 @@ func (c *snipCache) forget(d uint32) {
 	c.mu.Unlock()
 }
 
-// spans returns the byte ranges of the words of st that yield a term in
-// want (dictionary numbers, sorted, without repeats: wantOf), in
+// spans appends to out the byte ranges of the words of st that yield a
+// term in want (dictionary numbers, sorted, without repeats: wantOf), in
 // text order.
-func (st *snipText) spans(want []uint32) []span {
+func (st *snipText) spans(want []uint32, out []span) []span {
 	// The words of the terms of want the field holds (a query has a few
 	// terms and a field hundreds, so each is looked up by binary search),
 	// as a bit set over the words: text order and no repeats come free.
@@ -252,9 +252,9 @@ func (st *snipText) spans(want []uint32) []span {
 		}
 	}
 	if count == 0 {
-		return nil
+		return out
 	}
-	out := make([]span, 0, count)
+	out = slices.Grow(out, count)
 	for i, word := range set {
 		for word != 0 {
 			w := i*64 + bits.TrailingZeros64(word)
