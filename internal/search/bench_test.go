@@ -3,12 +3,15 @@ package search_test
 import (
 	"fmt"
 	"math/rand"
+	"os"
 	"runtime"
 	"runtime/debug"
 	"sort"
 	"syscall"
 	"testing"
 	"time"
+
+	"go.yaml.in/yaml/v3"
 
 	"github.com/incidentlib/incidentlib"
 	"github.com/incidentlib/incidentlib/internal/corpus"
@@ -164,5 +167,46 @@ func BenchmarkSimilar(b *testing.B) {
 				}
 			})
 		})
+	}
+}
+
+// BenchmarkSearchLoadQueries runs, on the real corpus, the searches of the
+// load runs (tools/load/queries): every judged and unanswerable query in
+// the six forms of the load's paths (plain, lang=en, lang=ko, limit=5,
+// domain=kubernetes, sort=date), one after the other, facets included.
+func BenchmarkSearchLoadQueries(b *testing.B) {
+	var qs []string
+	for _, j := range loadRelevance(b) {
+		qs = append(qs, j.Q)
+	}
+	data, err := os.ReadFile("testdata/unanswerable.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var none []string
+	if err := yaml.Unmarshal(data, &none); err != nil {
+		b.Fatal(err)
+	}
+	qs = append(qs, none...)
+	var queries []search.Query
+	for _, q := range qs {
+		queries = append(queries,
+			search.Query{Text: q}, search.Query{Text: q, Lang: "en"}, search.Query{Text: q, Lang: "ko"},
+			search.Query{Text: q, Limit: 5}, search.Query{Text: q, Filters: map[string][]string{"domain": {"kubernetes"}}},
+			search.Query{Text: q, Sort: search.SortNewest})
+	}
+	ix := realIndex(b)
+	defer ix.Close()
+	for _, q := range queries { // every page's snippet fields analysed once
+		if _, err := ix.Search(q); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := ix.Search(queries[i%len(queries)]); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
