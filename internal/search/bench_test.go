@@ -3,15 +3,12 @@ package search_test
 import (
 	"fmt"
 	"math/rand"
-	"os"
 	"runtime"
 	"runtime/debug"
 	"sort"
 	"syscall"
 	"testing"
 	"time"
-
-	"go.yaml.in/yaml/v3"
 
 	"github.com/incidentlib/incidentlib"
 	"github.com/incidentlib/incidentlib/internal/corpus"
@@ -179,15 +176,7 @@ func BenchmarkSearchLoadQueries(b *testing.B) {
 	for _, j := range loadRelevance(b) {
 		qs = append(qs, j.Q)
 	}
-	data, err := os.ReadFile("testdata/unanswerable.yaml")
-	if err != nil {
-		b.Fatal(err)
-	}
-	var none []string
-	if err := yaml.Unmarshal(data, &none); err != nil {
-		b.Fatal(err)
-	}
-	qs = append(qs, none...)
+	qs = append(qs, loadUnanswerable(b)...)
 	var queries []search.Query
 	for _, q := range qs {
 		queries = append(queries,

@@ -18,15 +18,21 @@ type judged struct {
 
 func loadRelevance(t testing.TB) []judged {
 	t.Helper()
-	data, err := os.ReadFile("testdata/relevance.yaml")
+	return readList[judged](t, "testdata/relevance.yaml")
+}
+
+// readList reads a YAML list of testdata; an empty one is an error.
+func readList[T any](t testing.TB, path string) []T {
+	t.Helper()
+	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var set []judged
-	if err := yaml.Unmarshal(data, &set); err != nil {
-		t.Fatal(err)
+	var list []T
+	if err := yaml.Unmarshal(data, &list); err != nil || len(list) == 0 {
+		t.Fatalf("%s: %v, %d entries", path, err, len(list))
 	}
-	return set
+	return list
 }
 
 // recallAt5 is the share of wanted cases found in the top five of their
@@ -99,14 +105,7 @@ func TestRelevance(t *testing.T) {
 // TestUnanswerable: for a question the corpus cannot answer, the answer says
 // that no case matches closely instead of offering a confident list.
 func TestUnanswerable(t *testing.T) {
-	data, err := os.ReadFile("testdata/unanswerable.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var qs []string
-	if err := yaml.Unmarshal(data, &qs); err != nil || len(qs) == 0 {
-		t.Fatalf("unanswerable.yaml: %v", err)
-	}
+	qs := loadUnanswerable(t)
 	ix := realIndex(t)
 	for _, q := range qs {
 		res, err := ix.Search(search.Query{Text: q, NoFacets: true})
@@ -121,4 +120,10 @@ func TestUnanswerable(t *testing.T) {
 			t.Errorf("%q: %d results, %d close, notes %q: want the weak-match note", q, res.Total, res.Close, res.Notes)
 		}
 	}
+}
+
+// loadUnanswerable reads the questions the corpus cannot answer.
+func loadUnanswerable(t testing.TB) []string {
+	t.Helper()
+	return readList[string](t, "testdata/unanswerable.yaml")
 }
