@@ -8,7 +8,6 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/incidentlib/incidentlib"
-	"github.com/incidentlib/incidentlib/internal/corpus"
 )
 
 // TestSectionWithoutAField: a prose and an items section that Incident has
@@ -16,11 +15,7 @@ import (
 // after the fields, with their properties in the output schema, and the
 // answer validates against it.
 func TestSectionWithoutAField(t *testing.T) {
-	c, err := corpus.LoadEmbedded()
-	if err != nil {
-		t.Fatal(err)
-	}
-	k := c.Case("IL-0049")
+	_, k := caseIL0049(t)
 	// Rows like lessons and remediation under names Incident lacks.
 	saved := incidentlib.Sections
 	t.Cleanup(func() { incidentlib.Sections = saved })

@@ -13,11 +13,7 @@ import (
 // carries every section the table gives an MCP name, with its text, and
 // that the short view keeps exactly the short ones.
 func TestIncidentHasEverySection(t *testing.T) {
-	c, err := corpus.LoadEmbedded()
-	if err != nil {
-		t.Fatal(err)
-	}
-	k := c.Case("IL-0049")
+	c, k := caseIL0049(t)
 	if k == nil || len(k.Timeline.Events) == 0 || len(k.Remediation) == 0 {
 		t.Fatal("IL-0049 should have timeline events and remediation")
 	}
@@ -75,4 +71,15 @@ func TestIncidentHasEverySection(t *testing.T) {
 			}
 		}
 	}
+}
+
+// caseIL0049 is the embedded corpus and its case IL-0049, which has every
+// kind of section.
+func caseIL0049(t *testing.T) (*corpus.Corpus, *incidentlib.Case) {
+	t.Helper()
+	c, err := corpus.LoadEmbedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, c.Case("IL-0049")
 }

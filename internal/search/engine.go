@@ -657,7 +657,7 @@ func (ix *Index) Search(q Query) (*Result, error) {
 		scratchPool.Put(sc)
 	}()
 	rank := ix.dateRank
-	byDate := func(a, b uint32) bool { return rank[a] < rank[b] } // newer(ix.docs[a], ix.docs[b])
+	byDate := func(a, b uint32) bool { return rank[a] < rank[b] } // newer, by rankByDate
 	less := byDate
 	if p.empty() {
 		hits = allowed
@@ -809,8 +809,9 @@ func (ix *Index) facets(hits bitset, lang string) map[string][]FacetCount {
 		}
 		slices.Sort(keys)
 		for _, k := range keys {
-			e := &ix.facetTab[k&math.MaxUint32]
-			all = append(all, FacetCount{Term: e.term, Label: e.label[l], Count: counts[k&math.MaxUint32], head: e.head[l]})
+			i := k & math.MaxUint32
+			e := &ix.facetTab[i]
+			all = append(all, FacetCount{Term: e.term, Label: e.label[l], Count: counts[i], head: e.head[l]})
 		}
 		out[field] = all[start:len(all):len(all)]
 	}
@@ -841,10 +842,6 @@ type facetEntry struct {
 // term order, with its set and labels. The caller holds the write lock,
 // after any change to the documents (a change may move a set).
 func (ix *Index) buildFacets() {
-	// Every change of the index ends here (New, Upsert, Delete): the
-	// term statistics it kept describe the documents before it.
-	ix.resetStats()
-	ix.rankByDate()
 	tab := make([]facetEntry, 0, len(ix.termSets))
 	for key, set := range ix.termSets {
 		f, term, _ := strings.Cut(key, "/")

@@ -100,11 +100,10 @@ type Index struct {
 	post      [maxFields]map[string]*postings
 	// termSets maps "vocab/term" (and "org/slug") to its documents.
 	termSets map[string]bitset
-	// newest is every live document, newest first; nil until asked for.
-	newest []uint32
-	// dateRank is each live document's place in newest (0 is the newest),
-	// set with it after every change (rankByDate): searches order by date
-	// by comparing two numbers.
+	// newest is every live document, newest first, and dateRank each live
+	// document's place in it (0 is the newest): set after every change
+	// (rankByDate), so that searches order by date by comparing numbers.
+	newest   []uint32
 	dateRank []uint32
 	nLive    int
 	// aliases are the vocabulary's aliases, longest first.
@@ -182,7 +181,7 @@ func New(v *incidentlib.Vocab, cases []*incidentlib.Case) (*Index, error) {
 		a := <-out[i]
 		ix.add(a.c, a.terms, a.lens)
 	}
-	ix.buildFacets()
+	ix.changed()
 	return ix, nil
 }
 
@@ -287,7 +286,6 @@ func (ix *Index) add(c *incidentlib.Case, terms [maxFields]map[string]uint16, le
 	ix.setTerm("org/"+c.OrgSlug, d)
 	ix.orgByName[strings.ToLower(c.Org)] = c.OrgSlug
 	ix.nLive++
-	ix.newest = nil
 }
 
 func (ix *Index) setTerm(key string, d uint32) {
@@ -325,7 +323,6 @@ func (ix *Index) retire(d uint32) {
 	ix.snipCache.forget(d)
 	delete(ix.byID, c.ID)
 	ix.nLive--
-	ix.newest = nil
 }
 
 // Close releases the index.
@@ -359,27 +356,28 @@ func (ix *Index) Case(id string) *incidentlib.Case {
 	return nil
 }
 
-// rankByDate sets newest and dateRank. The caller holds the write lock,
-// after any change to the documents.
-func (ix *Index) rankByDate() {
-	ix.newest = nil
-	ix.newest = ix.newestLocked()
-	ix.dateRank = slices.Grow(ix.dateRank[:0], len(ix.docs))[:len(ix.docs)]
-	for k, d := range ix.newest {
-		ix.dateRank[d] = uint32(k)
-	}
+// changed brings what the index derives from its documents up to date:
+// the term statistics and BM25's length parts (resetStats), the date order
+// (rankByDate) and the facet table (buildFacets). The caller holds the
+// write lock; every change of the documents ends here (New, Upsert,
+// Delete).
+func (ix *Index) changed() {
+	ix.resetStats()
+	ix.rankByDate()
+	ix.buildFacets()
 }
 
-// newestLocked returns the live documents newest first, sorting once after
-// each change. The caller holds at least the read lock.
-func (ix *Index) newestLocked() []uint32 {
-	if ix.newest != nil {
-		return ix.newest
-	}
+// rankByDate sets newest, every live document newest first, and dateRank.
+// The caller holds the write lock (changed).
+func (ix *Index) rankByDate() {
 	order := make([]uint32, 0, ix.nLive)
 	ix.live.each(func(d uint32) { order = append(order, d) })
 	sort.Slice(order, func(i, j int) bool { return newer(ix.docs[order[i]], ix.docs[order[j]]) })
-	return order
+	ix.newest = order
+	ix.dateRank = slices.Grow(ix.dateRank[:0], len(ix.docs))[:len(ix.docs)]
+	for k, d := range order {
+		ix.dateRank[d] = uint32(k)
+	}
 }
 
 func newer(a, b *incidentlib.Case) bool {
@@ -391,10 +389,7 @@ func newer(a, b *incidentlib.Case) bool {
 
 // Cases returns every case, newest first; private ones only when asked.
 func (ix *Index) Cases(includePrivate bool) []*incidentlib.Case {
-	ix.mu.Lock()
-	if ix.newest == nil {
-		ix.newest = ix.newestLocked()
-	}
+	ix.mu.RLock()
 	order := ix.newest
 	out := make([]*incidentlib.Case, 0, len(order))
 	for _, d := range order {
@@ -402,7 +397,7 @@ func (ix *Index) Cases(includePrivate bool) []*incidentlib.Case {
 			out = append(out, c)
 		}
 	}
-	ix.mu.Unlock()
+	ix.mu.RUnlock()
 	return out
 }
 
@@ -412,7 +407,7 @@ func (ix *Index) Upsert(c *incidentlib.Case) error {
 	ix.mu.Lock()
 	ix.add(c, terms, lens)
 	ix.compactIfNeeded()
-	ix.buildFacets()
+	ix.changed()
 	ix.mu.Unlock()
 	return nil
 }
@@ -424,7 +419,7 @@ func (ix *Index) Delete(id string) error {
 		ix.retire(d)
 	}
 	ix.compactIfNeeded()
-	ix.buildFacets()
+	ix.changed()
 	ix.mu.Unlock()
 	return nil
 }
@@ -449,7 +444,7 @@ func (ix *Index) compactIfNeeded() {
 	}
 	ix.docs, ix.byID, ix.live, ix.public, ix.rev = fresh.docs, fresh.byID, fresh.live, fresh.public, fresh.rev
 	ix.year, ix.flen, ix.sumLen, ix.post, ix.termSets = fresh.year, fresh.flen, fresh.sumLen, fresh.post, fresh.termSets
-	ix.nLive, ix.newest = fresh.nLive, nil
+	ix.nLive = fresh.nLive
 	ix.snipCache = fresh.snipCache
 	ix.sumLenPub, ix.nPublic = fresh.sumLenPub, fresh.nPublic
 }

@@ -207,7 +207,7 @@ func mark(b *strings.Builder, st *snipText, bestSpans []span) {
 	}
 }
 
-// snippetSpecial marks the bytes writeEscaped replaces, and snippetEsc
+// snippetSpecial marks the bytes escapeShifts replaces, and snippetEsc
 // gives their replacements: HTML's five as html.EscapeString writes them,
 // a backslash as its character reference, and a line break or any other
 // control character as a space. So a snippet is HTML that JSON holds as it
@@ -224,72 +224,48 @@ var snippetSpecial, snippetEsc = func() (special [256]bool, esc [256]string) {
 	return
 }()
 
-// writeEscaped writes s to b escaped for a snippet (snippetEsc), U+2028
-// and U+2029 as spaces, in one pass.
-func writeEscaped(b *strings.Builder, s string) {
-	last := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !snippetSpecial[c] {
-			continue
-		}
-		esc := snippetEsc[c]
-		if c == 0xE2 {
-			if i+2 >= len(s) || s[i+1] != 0x80 || s[i+2] != 0xA8 && s[i+2] != 0xA9 {
-				continue
-			}
-			esc = " "
-			b.WriteString(s[last:i])
-			b.WriteString(esc)
-			i += 2
-			last = i + 1
-			continue
-		}
-		b.WriteString(s[last:i])
-		b.WriteString(esc)
-		last = i + 1
-	}
-	b.WriteString(s[last:])
-}
-
-// escapeSnippet is s escaped by writeEscaped.
-func escapeSnippet(s string) string {
-	var b strings.Builder
-	b.Grow(len(s) + 16)
-	writeEscaped(&b, s)
-	return b.String()
-}
-
 // escShift says that from byte at of a text on, its escaped form
 // (snipText.esc) is delta bytes longer (or shorter).
 type escShift struct{ at, delta int32 }
 
-// escapeShifts returns s escaped (escapeSnippet) and, in order, the
-// offsets of s after each escape that changes the length, with the total
-// change up to there: what escAt needs to map an offset of s into it.
+// escapeShifts returns s escaped for a snippet (snippetEsc; U+2028 and
+// U+2029 as spaces), in one pass, and, in order, the offsets of s after
+// each escape that changes the length, with the total change up to there:
+// what escAt needs to map an offset of s into it.
 func escapeShifts(s string) (string, []escShift) {
-	esc := escapeSnippet(s)
+	var b strings.Builder
+	b.Grow(len(s) + 16)
 	var shifts []escShift
-	delta := 0
+	last, delta := 0, 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if !snippetSpecial[c] {
 			continue
 		}
-		n, w := len(snippetEsc[c]), 1
+		esc, w := snippetEsc[c], 1
 		if c == 0xE2 {
 			if i+2 >= len(s) || s[i+1] != 0x80 || s[i+2] != 0xA8 && s[i+2] != 0xA9 {
 				continue
 			}
-			n, w = 1, 3
+			esc, w = " ", 3
 		}
-		if n != w {
-			delta += n - w
+		b.WriteString(s[last:i])
+		b.WriteString(esc)
+		if len(esc) != w {
+			delta += len(esc) - w
 			shifts = append(shifts, escShift{int32(i + w), int32(delta)})
 		}
 		i += w - 1
+		last = i + 1
 	}
-	return esc, shifts
+	b.WriteString(s[last:])
+	return b.String(), shifts
+}
+
+// escapeSnippet is s escaped for a snippet (escapeShifts).
+func escapeSnippet(s string) string {
+	esc, _ := escapeShifts(s)
+	return esc
 }
 
 // escAt maps byte i of st.text, a rune boundary, to st.esc.

@@ -75,10 +75,10 @@ func TestSnipWordsMatchAnalysis(t *testing.T) {
 	t.Logf("%d texts, %d spans", checked, marked)
 }
 
-// FuzzWriteEscaped: the one-pass escape writes what html.EscapeString
+// FuzzEscapeSnippet: the one-pass escape writes what html.EscapeString
 // did (with line breaks as spaces), with a backslash as &#92; and control characters, U+2028
 // and U+2029 as spaces; the result holds nothing JSON would escape.
-func FuzzWriteEscaped(f *testing.F) {
+func FuzzEscapeSnippet(f *testing.F) {
 	for _, s := range []string{"", "plain", `<a href="x">&'</a>`, "line\nnext", "한국어 <mark> & \"인용\"\n", "tab\there \\d+ \u2028 \u2029 \xe2\x80", "\xe2\x80\xa8x"} {
 		f.Add(s)
 	}
@@ -87,9 +87,7 @@ func FuzzWriteEscaped(f *testing.F) {
 		if !utf8.ValidString(s) {
 			return // case texts are valid UTF-8
 		}
-		var b strings.Builder
-		writeEscaped(&b, s)
-		got := b.String()
+		got := escapeSnippet(s)
 		want := strings.Map(func(r rune) rune {
 			if r < 0x20 {
 				return ' '
@@ -97,14 +95,14 @@ func FuzzWriteEscaped(f *testing.F) {
 			return r
 		}, ref.Replace(html.EscapeString(s)))
 		if got != want {
-			t.Errorf("writeEscaped(%q) = %q, want %q", s, got, want)
+			t.Errorf("escapeSnippet(%q) = %q, want %q", s, got, want)
 		}
 		var j bytes.Buffer
 		enc := json.NewEncoder(&j)
 		enc.SetEscapeHTML(false) // as the API writes
 		enc.Encode(got)
 		if strings.TrimSuffix(j.String(), "\n") != `"`+got+`"` {
-			t.Errorf("writeEscaped(%q) = %q, which JSON escapes: %s", s, got, j.String())
+			t.Errorf("escapeSnippet(%q) = %q, which JSON escapes: %s", s, got, j.String())
 		}
 	})
 }
