@@ -20,10 +20,19 @@ etcd_version=$(cd tools/kube/etcd && go list -m -f '{{.Version}}' go.etcd.io/etc
 cache_root=${KUBEGAP_CACHE_ROOT:-/var/cache/incidentlib}
 bin_dir="$cache_root/kube-$kube_version-etcd-$etcd_version"
 
-# The Go build cache for these builds lives beside the binaries, outside
-# the clone and apart from the machine's own cache, so that a new version
-# (or a lost binary dir) rebuilds from warm objects.
-go_cache="$cache_root/go-build-cache"
+# kubegap itself: the binary the caller built ($KUBEGAP_BIN, as .ci/run
+# does), or go run.
+kubegap() {
+  if [ -n "${KUBEGAP_BIN:-}" ]; then "$KUBEGAP_BIN" "$@"; else go run ./cmd/kubegap "$@"; fi
+}
+
+# The Go build cache is the caller's (.ci/run puts it under
+# $INCIDENTLIB_CACHE), shared with every other build of the run: with the
+# flags below, the same as deploy/krew/package.sh's, and the versions that
+# tools/kube/go.mod pins to the main module's, the packages both link
+# (client-go, apimachinery, the API types, protobuf, x/net, x/sys) are
+# compiled once. A cache apart from it would compile them twice.
+go_cache=$(go env GOCACHE)
 # Same flags every time: a flag that differs misses the build cache.
 build_flags=(-trimpath -buildvcs=false)
 
@@ -61,7 +70,7 @@ check_addons() {
   addons="$kdir/cluster/addons"
   out="$root/.ci/.addons.json"
   code=0
-  go run ./cmd/kubegap scan -f "$addons" -o json --fail-on none > "$out" || code=$?
+  kubegap scan -f "$addons" -o json --fail-on none > "$out" || code=$?
   if [ "$code" != 0 ]; then echo "kubegap scan of $addons exited $code, want 0"; rm -f "$out"; exit 1; fi
   for want in '"objects_checked": [1-9]' 'coredns.yaml.base' 'unrendered template placeholder `__DNS__MEMORY__LIMIT__`: render the template first'; do
     if ! grep -q -- "$want" "$out"; then echo "the scan of $addons lacks $want"; rm -f "$out"; exit 1; fi
@@ -117,7 +126,7 @@ go test -run '^$' -fuzz '^FuzzReadManifests$' -fuzztime "${KUBEGAP_FUZZTIME:-2m}
 check_addons
 
 echo "== kubegap: docs/checks.md is up to date"
-go run ./cmd/kubegap checks -o markdown > "$root/.ci/.checks.md.tmp"
+kubegap checks -o markdown > "$root/.ci/.checks.md.tmp"
 if ! cmp -s "$root/.ci/.checks.md.tmp" docs/checks.md; then
   rm -f "$root/.ci/.checks.md.tmp"
   echo "docs/checks.md is stale: go run ./cmd/kubegap checks -o markdown > docs/checks.md"; exit 1

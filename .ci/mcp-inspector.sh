@@ -13,7 +13,9 @@ if [ ! -x "$insp/node_modules/.bin/mcp-inspector" ]; then
 fi
 tmp=$(mktemp -d)
 trap 'kill $pid 2>/dev/null || true; rm -rf "$tmp"' EXIT
-go build -o "$tmp/incidentlib" ./cmd/incidentlib
+# The binary the caller built ($INCIDENTLIB_BIN, as .ci/run does), or a
+# fresh build.
+if [ -n "${INCIDENTLIB_BIN:-}" ]; then cp "$INCIDENTLIB_BIN" "$tmp/incidentlib"; else go build -o "$tmp/incidentlib" ./cmd/incidentlib; fi
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 "$tmp/incidentlib" serve --addr "127.0.0.1:$port" --db "$tmp/i.db" --rate-limit 0 2>"$tmp/serve.log" &
 pid=$!

@@ -11,13 +11,16 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/incidentlib/incidentlib/internal/gobuild"
 )
 
-// build compiles kubegap once per test into a temporary folder.
+// build compiles kubegap once per test into a temporary folder, with the
+// test binary's own build flags (gobuild), so that it reuses its packages.
 func build(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "kubegap")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", gobuild.Args(bin, ".")...).CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
 	}
 	return bin

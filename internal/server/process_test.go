@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/incidentlib/incidentlib/internal/gobuild"
 	"github.com/incidentlib/incidentlib/internal/store/sqlite"
 )
 
@@ -27,7 +28,8 @@ var (
 	buildErr  error
 )
 
-// binary builds cmd/incidentlib once for the process tests.
+// binary builds cmd/incidentlib once for the process tests, with the test
+// binary's own build flags (gobuild), so that it reuses its packages.
 func binary(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
@@ -40,7 +42,7 @@ func binary(t *testing.T) string {
 			return
 		}
 		binPath = filepath.Join(dir, "incidentlib")
-		out, err := exec.Command("go", "build", "-o", binPath, "../../cmd/incidentlib").CombinedOutput()
+		out, err := exec.Command("go", gobuild.Args(binPath, "../../cmd/incidentlib")...).CombinedOutput()
 		if err != nil {
 			buildErr = fmt.Errorf("build: %v\n%s", err, out)
 		}

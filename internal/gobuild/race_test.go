@@ -1,0 +1,5 @@
+//go:build race
+
+package gobuild
+
+func init() { raceEnabled = true }
