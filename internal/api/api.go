@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -147,12 +146,10 @@ func (a *API) requireToken(r *http.Request) error {
 	return nil
 }
 
-var caseIDRE = regexp.MustCompile(`^IL-[0-9]{4}$`)
-
 func caseID(r *http.Request) (string, error) {
 	id := strings.ToUpper(r.PathValue("id"))
-	if !caseIDRE.MatchString(id) {
-		return "", incidentlib.Errorf(incidentlib.ErrInvalid, "%q is not a case id; ids look like IL-0049", truncate(r.PathValue("id"), 40))
+	if !incidentlib.ValidID(id) {
+		return "", incidentlib.Errorf(incidentlib.ErrInvalid, "%q is not a case id; ids look like IL-0049 (IL- and four digits, or more without a leading zero)", truncate(r.PathValue("id"), 40))
 	}
 	return id, nil
 }

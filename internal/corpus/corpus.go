@@ -10,6 +10,7 @@ import (
 	"path"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -27,9 +28,9 @@ type Corpus struct {
 // Case returns the case id, or nil.
 func (c *Corpus) Case(id string) *incidentlib.Case { return c.byID[id] }
 
-// NewCorpus indexes cases (sorted by id) under vocab.
+// NewCorpus indexes cases (sorted by id, by number) under vocab.
 func NewCorpus(v *incidentlib.Vocab, cases []*incidentlib.Case) *Corpus {
-	sort.Slice(cases, func(i, j int) bool { return cases[i].ID < cases[j].ID })
+	slices.SortFunc(cases, func(a, b *incidentlib.Case) int { return incidentlib.CompareIDs(a.ID, b.ID) })
 	c := &Corpus{Vocab: v, Cases: cases, byID: map[string]*incidentlib.Case{}}
 	for _, k := range cases {
 		c.byID[k.ID] = k
@@ -125,7 +126,6 @@ func checkTexts(file string, pos positions, p string, v reflect.Value) []Problem
 }
 
 var (
-	caseID  = regexp.MustCompile(`^IL-[0-9]{4}$`)
 	slugRE  = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 	dateFmt = "2006-01-02"
 )
@@ -148,8 +148,8 @@ func checkCase(file string, pos positions, c *incidentlib.Case, v *incidentlib.V
 	add := func(p, format string, args ...any) {
 		probs = append(probs, Problem{file, pos.line(p), fmt.Sprintf(format, args...)})
 	}
-	if c.ID != "" && !caseID.MatchString(c.ID) {
-		add("id", "id %q is not valid; expected IL- and four digits, such as IL-0049", c.ID)
+	if c.ID != "" && !incidentlib.ValidID(c.ID) {
+		add("id", "id %q is not valid; expected IL- and four digits (IL-0049), or more digits without a leading zero (IL-12345)", c.ID)
 	}
 	if base := strings.TrimSuffix(path.Base(file), ".yaml"); c.ID != "" && base != c.ID {
 		add("id", "id %q does not match the file name %q; name the file %s.yaml", c.ID, path.Base(file), c.ID)
@@ -236,14 +236,14 @@ func checkCase(file string, pos positions, c *incidentlib.Case, v *incidentlib.V
 		checkURL(add, fmt.Sprintf("docs[%d]", i), d)
 	}
 	for i, r := range c.Related {
-		if !caseID.MatchString(r) {
+		if !incidentlib.ValidID(r) {
 			add(fmt.Sprintf("related[%d]", i), "related id %q is not valid; expected IL- and four digits", r)
 		} else if r == c.ID {
 			add(fmt.Sprintf("related[%d]", i), "related lists the case itself (%s); list other cases only", r)
 		}
 	}
 	if r := c.RecurrenceOf; r != nil {
-		if !caseID.MatchString(*r) {
+		if !incidentlib.ValidID(*r) {
 			add("recurrence_of", "recurrence_of %q is not valid; expected IL- and four digits, or null", *r)
 		} else if *r == c.ID {
 			add("recurrence_of", "recurrence_of names the case itself (%s); name an earlier case or null", *r)
@@ -324,7 +324,7 @@ func Load(fsys fs.FS, vocabFS fs.FS) (*Result, error) {
 	ids := map[string]*loaded{}
 	exists := map[string]bool{} // ids of every case file, valid or not
 	for _, e := range entries {
-		if stem := strings.TrimSuffix(e.Name(), ".yaml"); caseID.MatchString(stem) {
+		if stem := strings.TrimSuffix(e.Name(), ".yaml"); incidentlib.ValidID(stem) {
 			exists[stem] = true
 		}
 	}
@@ -345,13 +345,13 @@ func Load(fsys fs.FS, vocabFS fs.FS) (*Result, error) {
 	var good []*incidentlib.Case
 	for _, l := range all {
 		for i, r := range l.c.Related {
-			if caseID.MatchString(r) && r != l.c.ID && !exists[r] {
+			if incidentlib.ValidID(r) && r != l.c.ID && !exists[r] {
 				p := fmt.Sprintf("related[%d]", i)
 				res.Problems = append(res.Problems, Problem{l.file, l.pos.line(p), fmt.Sprintf("related case %s does not exist; list ids of cases in cases/", r)})
 				l.bad = true
 			}
 		}
-		if r := l.c.RecurrenceOf; r != nil && caseID.MatchString(*r) && *r != l.c.ID && !exists[*r] {
+		if r := l.c.RecurrenceOf; r != nil && incidentlib.ValidID(*r) && *r != l.c.ID && !exists[*r] {
 			res.Problems = append(res.Problems, Problem{l.file, l.pos.line("recurrence_of"), fmt.Sprintf("recurrence_of names %s, which does not exist; name a case in cases/ or null", *r)})
 			l.bad = true
 		}
@@ -362,7 +362,7 @@ func Load(fsys fs.FS, vocabFS fs.FS) (*Result, error) {
 	sort.SliceStable(res.Problems, func(i, j int) bool {
 		a, b := res.Problems[i], res.Problems[j]
 		if a.File != b.File {
-			return a.File < b.File
+			return incidentlib.CompareCaseFiles(a.File, b.File) < 0
 		}
 		return a.Line < b.Line
 	})

@@ -355,3 +355,49 @@ func TestVocabProblems(t *testing.T) {
 		}
 	}
 }
+
+// TestIDsPastNineThousand holds ids with more than four digits to the same
+// rules as four, and every order to their numbers: the cases, and the
+// problems validate prints (IL-9999 before IL-10000, not byte order).
+func TestIDsPastNineThousand(t *testing.T) {
+	base, err := os.ReadFile("testdata/valid/cases/IL-9001.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fsys := fstest.MapFS{}
+	put := func(id, related string) {
+		data := strings.ReplaceAll(string(base), "IL-9001", id)
+		data = strings.Replace(data, "related: [IL-9002]", "related: ["+related+"]", 1)
+		fsys["cases/"+id+".yaml"] = &fstest.MapFile{Data: []byte(data)}
+	}
+	for _, id := range []string{"IL-10000", "IL-9999", "IL-123456", "IL-0100"} {
+		put(id, "")
+	}
+	// Two with a problem each, and one id with a leading zero past four digits.
+	put("IL-10001", "IL-9003")
+	put("IL-9998", "IL-9003")
+	put("IL-00049", "")
+	res, err := corpus.Load(fsys, incidentlib.CorpusFS())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, c := range res.Corpus.Cases {
+		ids = append(ids, c.ID)
+	}
+	if want := []string{"IL-0100", "IL-9999", "IL-10000", "IL-123456"}; fmt.Sprint(ids) != fmt.Sprint(want) {
+		t.Errorf("cases in order %v, want %v", ids, want)
+	}
+	var files []string
+	for _, p := range res.Problems {
+		if len(files) == 0 || files[len(files)-1] != p.File {
+			files = append(files, p.File)
+		}
+	}
+	if want := []string{"cases/IL-9998.yaml", "cases/IL-10001.yaml", "cases/IL-00049.yaml"}; fmt.Sprint(files) != fmt.Sprint(want) {
+		t.Errorf("problems in file order %v, want %v:\n%v", files, want, res.Problems)
+	}
+	if !strings.Contains(fmt.Sprint(res.Problems), `id "IL-00049" is not valid`) {
+		t.Errorf("IL-00049 (a leading zero past four digits) is not refused:\n%v", res.Problems)
+	}
+}

@@ -384,7 +384,7 @@ func newer(a, b *incidentlib.Case) bool {
 	if a.Date != b.Date {
 		return a.Date > b.Date
 	}
-	return a.ID > b.ID
+	return incidentlib.CompareIDs(a.ID, b.ID) > 0
 }
 
 // Cases returns every case, newest first; private ones only when asked.

@@ -221,7 +221,7 @@ func (ix *Index) rank(p profile, text string, exclude map[string]bool, limit int
 		if out[i].Score != out[j].Score {
 			return out[i].Score > out[j].Score
 		}
-		return out[i].Case.ID < out[j].Case.ID
+		return incidentlib.CompareIDs(out[i].Case.ID, out[j].Case.ID) < 0
 	})
 	if len(out) > limit {
 		out = out[:limit]

@@ -263,3 +263,35 @@ func TestCaseBodyFollowsWrites(t *testing.T) {
 		t.Fatalf("GET after a delete: %d", r.status)
 	}
 }
+
+// TestIDsPastNineThousand writes cases past IL-9999 and reads them back on
+// every face that lists by id: the API, the sitemap, and the date order's
+// tie-break (newest first, so the higher number first).
+func TestIDsPastNineThousand(t *testing.T) {
+	ts := newServer(t, nil)
+	for _, id := range []string{"IL-10000", "IL-9999", "IL-12345"} {
+		if r := ts.do(t, "PUT", "/api/cases/"+id, caseJSON(t, ts, id, "kiwiparsec"), auth()...); r.status != http.StatusCreated {
+			t.Fatalf("PUT %s: %d %.300s", id, r.status, r.body)
+		}
+	}
+	if r := ts.get(t, "/api/cases/IL-12345"); r.status != 200 {
+		t.Fatalf("GET IL-12345: %d", r.status)
+	}
+	if r := ts.do(t, "PUT", "/api/cases/IL-00049", caseJSON(t, ts, "IL-00049", "kiwiparsec"), auth()...); r.status != 400 || !strings.Contains(string(r.body), "not a case id") {
+		t.Errorf("PUT IL-00049 (a leading zero past four digits): %d %s", r.status, r.body)
+	}
+	// The three share IL-0049's date: newest first breaks the tie by id, by number.
+	m := ts.get(t, "/api/cases?q=kiwiparsec&sort=date&fields=id").json(t)
+	var ids []string
+	for _, it := range m["items"].([]any) {
+		ids = append(ids, it.(map[string]any)["id"].(string))
+	}
+	if want := []string{"IL-12345", "IL-10000", "IL-9999"}; fmt.Sprint(ids) != fmt.Sprint(want) {
+		t.Errorf("newest first: %v, want %v", ids, want)
+	}
+	sm := string(ts.get(t, "/sitemap.xml").body)
+	a, b, c := strings.Index(sm, "/cases/IL-9999<"), strings.Index(sm, "/cases/IL-10000<"), strings.Index(sm, "/cases/IL-12345<")
+	if a < 0 || !(a < b && b < c) {
+		t.Errorf("sitemap order of IL-9999, IL-10000, IL-12345: at %d, %d, %d", a, b, c)
+	}
+}

@@ -3,7 +3,7 @@ package web
 import (
 	"encoding/xml"
 	"net/http"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 
@@ -156,7 +156,7 @@ func (s *Site) sitemapPaths() []struct{ path, lastmod string } {
 	cases := s.ix.Cases(false)
 	ids := make([]*incidentlib.Case, len(cases))
 	copy(ids, cases)
-	sort.Slice(ids, func(i, j int) bool { return ids[i].ID < ids[j].ID })
+	slices.SortFunc(ids, func(a, b *incidentlib.Case) int { return incidentlib.CompareIDs(a.ID, b.ID) })
 	for _, c := range ids {
 		lm := ""
 		if t, err := time.Parse(time.RFC3339, c.UpdatedAt); err == nil {

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -171,7 +172,13 @@ func (s *Store) Cases(ctx context.Context) ([]*incidentlib.Case, error) {
 		}
 		out = append(out, c)
 	}
-	return out, unavailable(rows.Err())
+	if err := rows.Err(); err != nil {
+		return nil, unavailable(err)
+	}
+	// ORDER BY id is byte order (IL-10000 before IL-9999); ids are ordered
+	// by number.
+	slices.SortFunc(out, func(a, b *incidentlib.Case) int { return incidentlib.CompareIDs(a.ID, b.ID) })
+	return out, nil
 }
 
 // Case returns one live case.

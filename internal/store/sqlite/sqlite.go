@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -176,7 +177,13 @@ func (s *Store) Cases(ctx context.Context) ([]*incidentlib.Case, error) {
 		}
 		out = append(out, c)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	// ORDER BY id is byte order (IL-10000 before IL-9999); ids are ordered
+	// by number.
+	slices.SortFunc(out, func(a, b *incidentlib.Case) int { return incidentlib.CompareIDs(a.ID, b.ID) })
+	return out, nil
 }
 
 // Case returns one live case.

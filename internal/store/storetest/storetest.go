@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 
@@ -229,6 +230,29 @@ func Run(t *testing.T, open Opener) {
 		}
 		if err := st.Ping(ctx); err != nil {
 			t.Error(err)
+		}
+	})
+	t.Run("ids_past_9999_in_number_order", func(t *testing.T) {
+		st, _ := open(t)
+		defer st.Close()
+		base := sample(t)[0]
+		for _, id := range []string{"IL-10000", "IL-9999", "IL-123456", "IL-0100"} {
+			c := clone(base)
+			c.ID = id
+			if _, err := st.Put(ctx, c); err != nil {
+				t.Fatalf("put %s: %v", id, err)
+			}
+		}
+		got, err := st.Cases(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, c := range got {
+			ids = append(ids, c.ID)
+		}
+		if want := []string{"IL-0100", "IL-9999", "IL-10000", "IL-123456"}; !slices.Equal(ids, want) {
+			t.Errorf("Cases in order %q, want %q (by number, not byte order)", ids, want)
 		}
 	})
 	t.Run("concurrent_writes", func(t *testing.T) {
