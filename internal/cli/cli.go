@@ -71,8 +71,21 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	for _, add := range commands {
 		root.AddCommand(add(e))
 	}
+	// A flag that a command does not use is refused, never ignored.
+	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
+		if f := cmd.Flags().Lookup("dir"); f != nil && f.Changed && cmd.Annotations[dirAnnotation] == "" {
+			return &ExitError{2, fmt.Errorf("%s does not read a corpus folder, so --dir would have no effect; leave it out", cmd.CommandPath())}
+		}
+		return nil
+	}
 	return root
 }
+
+// dirAnnotation marks a command that reads the corpus folder --dir names
+// (readsDir gives the annotations); the root refuses --dir on any other.
+const dirAnnotation = "incidentlib/reads-dir"
+
+func readsDir() map[string]string { return map[string]string{dirAnnotation: "yes"} }
 
 // commands are the constructors of the subcommands: a new command is added
 // here, once (help lists them by name).

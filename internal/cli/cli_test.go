@@ -231,3 +231,12 @@ func TestHelpListsEveryCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestDirNeverIgnored: fmt given files and --dir refuses rather than format
+// the files and ignore the folder.
+func TestDirNeverIgnored(t *testing.T) {
+	code, _, stderr := run(t, "", "--dir", fixtures+"/valid", "fmt", "--check", fixtures+"/valid/cases/IL-9001.yaml")
+	if code != 2 || !strings.Contains(stderr, "give one or the other") {
+		t.Errorf("fmt FILE --dir: exit %d, %q; want 2 and a refusal", code, stderr)
+	}
+}

@@ -26,8 +26,9 @@ const MaxImportSize = 256 << 20
 func exportCmd(e *env) *cobra.Command {
 	var format, baseURL, output string
 	cmd := &cobra.Command{
-		Use:   "export",
-		Short: "Write every case as JSON, JSON Lines or CSV",
+		Annotations: readsDir(),
+		Use:         "export",
+		Short:       "Write every case as JSON, JSON Lines or CSV",
 		Long: `Write every case as JSON (an array of cases in the API shape), JSON Lines (one
 case a line) or CSV (one row a case, lists joined with ";").`,
 		Args: cobra.NoArgs,
@@ -125,8 +126,9 @@ func deref(p *string) string {
 
 func importCmd(e *env) *cobra.Command {
 	return &cobra.Command{
-		Use:   "import FILE",
-		Short: "Read cases from JSON or JSON Lines and write them as case files",
+		Annotations: readsDir(),
+		Use:         "import FILE",
+		Short:       "Read cases from JSON or JSON Lines and write them as case files",
 		Long: `Read cases in the API shape from FILE (a JSON array or JSON Lines; - for
 standard input), check each exactly as validate does, and write them as
 cases/ID.yaml in the corpus folder (--dir, default the repository). When any

@@ -16,8 +16,9 @@ import (
 func fmtCmd(e *env) *cobra.Command {
 	var unwrap, check bool
 	c := &cobra.Command{
-		Use:   "fmt [FILE...]",
-		Short: "Rewrite case files in the canonical form",
+		Annotations: readsDir(),
+		Use:         "fmt [FILE...]",
+		Short:       "Rewrite case files in the canonical form",
 		Long: `Rewrite case files in the form import writes: fields in the documented
 order and every text as a block scalar, so that no " #" can cut a text short.
 With --unwrap, paragraphs broken over several lines are joined into one line
@@ -27,6 +28,9 @@ be read as a case is left untouched and its problems are listed (exit 1).
 With --check nothing is written; the files that would change are listed and
 the exit code is 1 when there is any.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 && e.dir != "" {
+				return &ExitError{2, errors.New("fmt formats the FILEs given, or every case of the folder --dir names: give one or the other")}
+			}
 			files := args
 			if len(files) == 0 {
 				src, err := locate(e.dir)

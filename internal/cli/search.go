@@ -33,8 +33,9 @@ func searchCmd(e *env) *cobra.Command {
 	// back as a query string through the same parser as the API's.
 	values := map[string]*[]string{}
 	cmd := &cobra.Command{
-		Use:   "search [flags] QUERY",
-		Short: "Search the cases in Korean, English or both, or with pasted evidence",
+		Annotations: readsDir(),
+		Use:         "search [flags] QUERY",
+		Short:       "Search the cases in Korean, English or both, or with pasted evidence",
 		Long: `Search the cases. QUERY may be Korean, English or both, a log line, a kernel
 message, a metric name or an error; "quoted phrases" must match as phrases.
 Filters narrow the results: values of one filter are ORed (a case matches with
@@ -168,9 +169,10 @@ func similarCmd(e *env) *cobra.Command {
 	var lang string
 	var limit int
 	cmd := &cobra.Command{
-		Use:   "similar ID|TEXT",
-		Short: "The cases most similar to a case, or to free text, with the reason",
-		Args:  cobra.MinimumNArgs(1),
+		Annotations: readsDir(),
+		Use:         "similar ID|TEXT",
+		Short:       "The cases most similar to a case, or to free text, with the reason",
+		Args:        cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ix, err := e.openIndex()
 			if err != nil {
@@ -205,9 +207,10 @@ func topicCmd(e *env) *cobra.Command {
 	var asJSON bool
 	var lang string
 	cmd := &cobra.Command{
-		Use:   "topic TERM",
-		Short: "A vocabulary term's cases, the terms that co-occur with it, and counts by year",
-		Args:  cobra.ExactArgs(1),
+		Annotations: readsDir(),
+		Use:         "topic TERM",
+		Short:       "A vocabulary term's cases, the terms that co-occur with it, and counts by year",
+		Args:        cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ix, err := e.openIndex()
 			if err != nil {

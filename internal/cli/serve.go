@@ -86,15 +86,51 @@ func checksFor() (func(string) []web.CheckRef, error) {
 	}, nil
 }
 
+// serveCorpus is the corpus serve seeds and upgrades the database from: the
+// folder --dir names, or the one built into the binary. A server does not
+// start on a folder with problems (it would leave those cases out without
+// a word); the message names the first and the command that lists all.
+func (e *env) serveCorpus() (*corpus.Corpus, error) {
+	if e.dir == "" {
+		c, err := corpus.LoadEmbedded()
+		if err != nil {
+			return nil, &ExitError{2, err}
+		}
+		return c, nil
+	}
+	src, err := locate(e.dir)
+	if err != nil {
+		return nil, err
+	}
+	res, err := src.load()
+	if err != nil {
+		return nil, err
+	}
+	if n := len(res.Problems); n > 0 || res.Corpus == nil {
+		first := "the vocabulary is invalid"
+		if n > 0 {
+			p := res.Problems[0]
+			first = fmt.Sprintf("%s:%d: %s", src.display(p.File), p.Line, p.Msg)
+		}
+		return nil, &ExitError{2, fmt.Errorf("the corpus in %s has %d problems (the first: %s); run incidentlib --dir %s validate, fix them, then serve", e.dir, n, first, e.dir)}
+	}
+	if len(res.Corpus.Cases) == 0 {
+		return nil, &ExitError{2, fmt.Errorf("the corpus in %s has no cases; give a folder whose cases/ holds IL-NNNN.yaml files", e.dir)}
+	}
+	return res.Corpus, nil
+}
+
 func serveCmd(e *env) *cobra.Command {
 	cfg := server.DefaultConfig()
 	cmd := &cobra.Command{
-		Use:   "serve",
-		Short: "Serve the web site, the JSON API and the MCP server",
+		Annotations: readsDir(),
+		Use:         "serve",
+		Short:       "Serve the web site, the JSON API and the MCP server",
 		Long: `Serve the library: web pages (Korean at /, English at /en/), the keyless JSON
 API under /api/, and the MCP server at /mcp (Streamable HTTP), plus /healthz,
 /readyz and /metrics. The first start creates the database and seeds it from
-the corpus built into the binary; later starts upgrade cases whose corpus copy
+the corpus built into the binary, or from the corpus folder --dir names (which
+must pass incidentlib validate); later starts upgrade cases whose corpus copy
 is newer.
 
 Writes need a token: set INCIDENTLIB_TOKEN, or INCIDENTLIB_TOKEN_FILE to a
@@ -111,9 +147,9 @@ file holding it.`,
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			c, err := corpus.LoadEmbedded()
+			c, err := e.serveCorpus()
 			if err != nil {
-				return &ExitError{2, err}
+				return err
 			}
 			st, where, err := openStore(ctx, cfg)
 			if err != nil {

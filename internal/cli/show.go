@@ -18,9 +18,10 @@ func showCmd(e *env) *cobra.Command {
 	var lang, baseURL string
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "show ID",
-		Short: "Print one case as a page, or as the JSON the API serves",
-		Args:  cobra.ExactArgs(1),
+		Annotations: readsDir(),
+		Use:         "show ID",
+		Short:       "Print one case as a page, or as the JSON the API serves",
+		Args:        cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			l, err := locale.Parse(lang)
 			if err != nil {

@@ -13,9 +13,10 @@ func statsCmd(e *env) *cobra.Command {
 	var asJSON bool
 	var lang string
 	cmd := &cobra.Command{
-		Use:   "stats",
-		Short: "Count the cases by year, root cause, component, domain and organisation",
-		Args:  cobra.NoArgs,
+		Annotations: readsDir(),
+		Use:         "stats",
+		Short:       "Count the cases by year, root cause, component, domain and organisation",
+		Args:        cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			c, err := e.loadCorpus()
 			if err != nil {

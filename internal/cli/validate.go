@@ -8,8 +8,9 @@ import (
 
 func validateCmd(e *env) *cobra.Command {
 	return &cobra.Command{
-		Use:   "validate [DIR]",
-		Short: "Check every case file and the vocabulary",
+		Annotations: readsDir(),
+		Use:         "validate [DIR]",
+		Short:       "Check every case file and the vocabulary",
 		Long: `Check every case file and vocab.yaml: fields, types, ids, vocabulary terms,
 dates, durations, URLs, links between cases and both languages on every text.
 Prints every problem as FILE:LINE: message, then a line counting the valid

@@ -334,3 +334,42 @@ func TestServeFirstStart(t *testing.T) {
 	}
 	t.Logf("first answer %v after start (fresh database)", took)
 }
+
+// TestServeDir serves a corpus folder of one's own: the database is seeded
+// from it, not from the corpus built into the binary, and a folder with a
+// problem keeps the server from starting, with the problem named.
+func TestServeDir(t *testing.T) {
+	dir := "../corpus/testdata/valid"
+	p := startServe(t, filepath.Join(t.TempDir(), "dir.db"), "--dir", dir)
+	get := func(path string) (int, map[string]any) {
+		res, err := http.Get("http://" + p.addr + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var m map[string]any
+		json.NewDecoder(res.Body).Decode(&m)
+		return res.StatusCode, m
+	}
+	if code, m := get("/api/cases?fields=id"); code != 200 || m["total"] != float64(2) {
+		t.Fatalf("/api/cases on --dir %s: %d, total %v; want the folder's 2 cases", dir, code, m["total"])
+	}
+	if code, _ := get("/api/cases/IL-9001"); code != 200 {
+		t.Errorf("the folder's IL-9001 answers %d", code)
+	}
+	if code, _ := get("/api/cases/IL-0049"); code != 404 {
+		t.Errorf("IL-0049 of the built-in corpus answers %d on a server of another folder", code)
+	}
+
+	broken := "../corpus/testdata/broken/unknown_term"
+	cmd := exec.Command(binary(t), "serve", "--dir", broken, "--db", filepath.Join(t.TempDir(), "b.db"), "--addr", freeAddr(t))
+	out, err := cmd.CombinedOutput()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 {
+		t.Fatalf("serve on a folder with a problem: %v, want exit 2\n%s", err, out)
+	}
+	for _, want := range []string{"has 1 problems", `unknown term "flux-capacitor"`, "validate"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("serve on a broken folder says %q, want it to contain %q", out, want)
+		}
+	}
+}
