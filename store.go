@@ -30,6 +30,14 @@ type Store interface {
 	Close() error
 }
 
+// BulkWriter is a Store that writes many cases in one transaction: all of
+// them, or on any error none. progress, when not nil, is called now and then
+// with the number of cases written so far (within the transaction). It
+// returns how many of the cases were new.
+type BulkWriter interface {
+	PutAll(ctx context.Context, cases []*Case, progress func(done int)) (created int, err error)
+}
+
 // SeedResult counts what a Seed did.
 type SeedResult struct {
 	Inserted, Upgraded, Unchanged int

@@ -2,7 +2,9 @@ package cli_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -10,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/incidentlib/incidentlib/internal/cli"
+	"github.com/incidentlib/incidentlib/internal/store/sqlite"
 )
 
 func run(t *testing.T, stdin string, args ...string) (int, string, string) {
@@ -238,5 +241,69 @@ func TestDirNeverIgnored(t *testing.T) {
 	code, _, stderr := run(t, "", "--dir", fixtures+"/valid", "fmt", "--check", fixtures+"/valid/cases/IL-9001.yaml")
 	if code != 2 || !strings.Contains(stderr, "give one or the other") {
 		t.Errorf("fmt FILE --dir: exit %d, %q; want 2 and a refusal", code, stderr)
+	}
+}
+
+// TestImportIntoDatabase loads cases into a SQLite file: one bad case among
+// 300 writes nothing; the same 300 without it are all there afterwards, with
+// the corpus seeded beside them and related ids checked against it.
+func TestImportIntoDatabase(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "bulk.db")
+	code, one, errs := run(t, "", "show", "--json", "IL-0049")
+	if code != 0 {
+		t.Fatalf("show IL-0049: %d %s", code, errs)
+	}
+	var c map[string]any
+	if err := json.Unmarshal([]byte(one), &c); err != nil {
+		t.Fatal(err)
+	}
+	var good, bad strings.Builder
+	for i := 0; i < 300; i++ {
+		c["id"] = fmt.Sprintf("IL-%d", 20000+i)
+		c["related"] = []string{"IL-0049"}
+		b, _ := json.Marshal(c)
+		good.Write(b)
+		good.WriteByte('\n')
+		if i == 150 {
+			c["related"] = []string{"IL-99999"}
+			b, _ = json.Marshal(c)
+		}
+		bad.Write(b)
+		bad.WriteByte('\n')
+	}
+	code, out, _ := run(t, bad.String(), "import", "--db", db, "-")
+	if code != 1 || !strings.Contains(out, "stdin:151: case IL-20150: related case IL-99999 does not exist") || !strings.Contains(out, "nothing written: 1 problems") {
+		t.Fatalf("import with one bad case: exit %d\n%s", code, out)
+	}
+	count := func() int {
+		st, err := sqlite.Open(context.Background(), db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		all, err := st.Cases(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, k := range all {
+			if strings.HasPrefix(k.ID, "IL-20") && len(k.ID) == 8 {
+				n++
+			}
+		}
+		return n
+	}
+	if n := count(); n != 0 {
+		t.Fatalf("%d cases of a refused import are in the database", n)
+	}
+	code, out, errs = run(t, good.String(), "import", "--db", db, "-")
+	if code != 0 || !strings.Contains(out, "300 cases loaded into sqlite:"+db+" (300 new, 0 replaced)") {
+		t.Fatalf("import: exit %d\n%s%s", code, out, errs)
+	}
+	if n := count(); n != 300 {
+		t.Fatalf("%d of 300 loaded cases are in the database", n)
+	}
+	if code, _, errs := run(t, "", "import", "--db", db, "--database-url", "postgres://x", "-"); code != 2 || !strings.Contains(errs, "not both") {
+		t.Errorf("--db with --database-url: exit %d %s", code, errs)
 	}
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/incidentlib/incidentlib"
 	"github.com/incidentlib/incidentlib/internal/corpus"
+	"github.com/incidentlib/incidentlib/internal/server"
 	"github.com/incidentlib/incidentlib/internal/view"
 )
 
@@ -125,39 +127,41 @@ func deref(p *string) string {
 }
 
 func importCmd(e *env) *cobra.Command {
-	return &cobra.Command{
+	var dbPath, dbURL string
+	cmd := &cobra.Command{
 		Annotations: readsDir(),
 		Use:         "import FILE",
-		Short:       "Read cases from JSON or JSON Lines and write them as case files",
+		Short:       "Read cases from JSON or JSON Lines into case files or a database",
 		Long: `Read cases in the API shape from FILE (a JSON array or JSON Lines; - for
-standard input), check each exactly as validate does, and write them as
-cases/ID.yaml in the corpus folder (--dir, default the repository). When any
-case has a problem, every problem is listed and nothing is written.`,
+standard input) and check each exactly as validate does. When any case has a
+problem, every problem is listed and nothing is written.
+
+Without --db or --database-url the cases are written as cases/ID.yaml in the
+corpus folder (--dir, default the repository).
+
+With --db (a SQLite file) or --database-url (PostgreSQL), they are loaded
+into that database in one transaction, all or nothing, the way serve would
+see them: the database is created and seeded from the corpus (--dir, or the
+one built into the binary) as serve does, and related cases may name any case
+it then holds. A server on the same PostgreSQL database sees the load at once;
+a server on a SQLite file sees it when it starts again. On a terminal a
+progress line counts the cases written.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if dbPath != "" && dbURL != "" {
+				return &ExitError{2, errors.New("give --db (SQLite) or --database-url (PostgreSQL), not both")}
+			}
+			toDB := dbPath != "" || dbURL != ""
 			src, err := locate(e.dir)
 			if err != nil {
 				return err
 			}
-			if src.root == "" {
-				return &ExitError{2, errors.New("no corpus folder to write to; run inside the repository or pass --dir")}
+			if !toDB && src.root == "" {
+				return &ExitError{2, errors.New("no corpus folder to write to; run inside the repository, pass --dir, or load into a database with --db or --database-url")}
 			}
-			var r io.Reader = e.stdin
-			name := "stdin"
-			if args[0] != "-" {
-				f, err := os.Open(args[0])
-				if err != nil {
-					return &ExitError{2, err}
-				}
-				defer f.Close()
-				r, name = f, args[0]
-			}
-			data, err := io.ReadAll(io.LimitReader(r, MaxImportSize+1))
+			data, name, err := e.readInput(args[0])
 			if err != nil {
-				return &ExitError{2, err}
-			}
-			if len(data) > MaxImportSize {
-				return &ExitError{2, fmt.Errorf("%s is larger than %d MiB; split it", name, MaxImportSize>>20)}
+				return err
 			}
 			res, err := src.load()
 			if err != nil {
@@ -166,13 +170,12 @@ case has a problem, every problem is listed and nothing is written.`,
 			if res.Corpus == nil {
 				return &ExitError{2, errors.New("the corpus vocabulary is invalid; run incidentlib validate")}
 			}
-			files, probs := Import(name, data, res.Corpus)
-			for _, p := range probs {
-				fmt.Fprintln(e.stdout, p.String())
+			if toDB {
+				return e.importToDB(cmd.Context(), name, data, res, dbPath, dbURL)
 			}
+			_, files, probs := importCases(name, data, res.Corpus)
 			if len(probs) > 0 {
-				fmt.Fprintf(e.stdout, "nothing written: %d problems\n", len(probs))
-				return &ExitError{Code: 1}
+				return e.refuse(probs)
 			}
 			for id, data := range files {
 				if err := writeFileAtomic(filepath.Join(src.root, "cases", id+".yaml"), data); err != nil {
@@ -183,12 +186,104 @@ case has a problem, every problem is listed and nothing is written.`,
 			return nil
 		},
 	}
+	cmd.Flags().StringVar(&dbPath, "db", "", "load into this SQLite database file (created if missing) instead of writing case files")
+	cmd.Flags().StringVar(&dbURL, "database-url", "", "load into this PostgreSQL database instead of writing case files")
+	return cmd
+}
+
+// readInput reads FILE, or standard input for -, up to MaxImportSize.
+func (e *env) readInput(arg string) ([]byte, string, error) {
+	var r io.Reader = e.stdin
+	name := "stdin"
+	if arg != "-" {
+		f, err := os.Open(arg)
+		if err != nil {
+			return nil, "", &ExitError{2, err}
+		}
+		defer f.Close()
+		r, name = f, arg
+	}
+	data, err := io.ReadAll(io.LimitReader(r, MaxImportSize+1))
+	if err != nil {
+		return nil, "", &ExitError{2, err}
+	}
+	if len(data) > MaxImportSize {
+		return nil, "", &ExitError{2, fmt.Errorf("%s is larger than %d MiB; split it", name, MaxImportSize>>20)}
+	}
+	return data, name, nil
+}
+
+// refuse lists the problems and writes nothing (exit 1).
+func (e *env) refuse(probs corpus.Problems) error {
+	for _, p := range probs {
+		fmt.Fprintln(e.stdout, p.String())
+	}
+	fmt.Fprintf(e.stdout, "nothing written: %d problems\n", len(probs))
+	return &ExitError{Code: 1}
+}
+
+// importToDB loads the input into a database in one transaction, after
+// seeding it from the corpus as serve would, with the database's cases as
+// the ones related ids may name.
+func (e *env) importToDB(ctx context.Context, name string, data []byte, res *corpus.Result, dbPath, dbURL string) error {
+	cfg := server.DefaultConfig()
+	cfg.DBPath, cfg.DatabaseURL = dbPath, dbURL
+	st, where, err := openStore(ctx, cfg)
+	if err != nil {
+		return &ExitError{2, err}
+	}
+	defer st.Close()
+	bw, ok := st.(incidentlib.BulkWriter)
+	if !ok {
+		return &ExitError{2, fmt.Errorf("the store %s cannot load many cases at once", where)}
+	}
+	if _, err := st.Seed(ctx, res.Corpus.Cases); err != nil {
+		return &ExitError{2, fmt.Errorf("seed %s: %w", where, err)}
+	}
+	have, err := st.Cases(ctx)
+	if err != nil {
+		return &ExitError{2, err}
+	}
+	cases, _, probs := importCases(name, data, corpus.NewCorpus(res.Corpus.Vocab, have))
+	if len(probs) > 0 {
+		return e.refuse(probs)
+	}
+	progress := func(int) {}
+	if isTerminal(e.stderr) {
+		progress = func(done int) { fmt.Fprintf(e.stderr, "\rloading into %s: %d of %d cases", where, done, len(cases)) }
+	}
+	created, err := bw.PutAll(ctx, cases, progress)
+	if isTerminal(e.stderr) {
+		fmt.Fprintln(e.stderr)
+	}
+	if err != nil {
+		return &ExitError{2, fmt.Errorf("nothing loaded into %s: %w", where, err)}
+	}
+	fmt.Fprintf(e.stdout, "%d cases loaded into %s (%d new, %d replaced)\n", len(cases), where, created, len(cases)-created)
+	return nil
+}
+
+// isTerminal reports whether w is a terminal (a character device).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
 // Import parses cases from JSON or JSON Lines and checks each one as a case
 // file against c (its vocabulary and the ids it and the input hold). It
 // returns the files to write, keyed by id, or the problems.
 func Import(name string, data []byte, c *corpus.Corpus) (map[string][]byte, corpus.Problems) {
+	_, files, probs := importCases(name, data, c)
+	return files, probs
+}
+
+// importCases is Import that also gives the cases as read back from their
+// files, in input order.
+func importCases(name string, data []byte, c *corpus.Corpus) ([]*incidentlib.Case, map[string][]byte, corpus.Problems) {
 	type entry struct {
 		line int
 		k    incidentlib.Case
@@ -197,7 +292,7 @@ func Import(name string, data []byte, c *corpus.Corpus) (map[string][]byte, corp
 	var probs corpus.Problems
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 {
-		return nil, corpus.Problems{{File: name, Line: 1, Msg: "the input is empty; expected a JSON array of cases or one case a line"}}
+		return nil, nil, corpus.Problems{{File: name, Line: 1, Msg: "the input is empty; expected a JSON array of cases or one case a line"}}
 	}
 	decodeOne := func(line int, raw []byte) {
 		var k incidentlib.Case
@@ -213,7 +308,7 @@ func Import(name string, data []byte, c *corpus.Corpus) (map[string][]byte, corp
 		var raws []json.RawMessage
 		dec := json.NewDecoder(bytes.NewReader(data))
 		if err := dec.Decode(&raws); err != nil {
-			return nil, corpus.Problems{{File: name, Line: lineAt(data, dec.InputOffset()), Msg: "malformed JSON: " + err.Error()}}
+			return nil, nil, corpus.Problems{{File: name, Line: lineAt(data, dec.InputOffset()), Msg: "malformed JSON: " + err.Error()}}
 		}
 		// Find where each element starts, to name its line.
 		off := bytes.IndexByte(data, '[') + 1
@@ -246,6 +341,7 @@ func Import(name string, data []byte, c *corpus.Corpus) (map[string][]byte, corp
 		known[en.k.ID] = true
 	}
 	files := map[string][]byte{}
+	var cases []*incidentlib.Case
 	for _, en := range entries {
 		k := en.k
 		k.URL = ""
@@ -273,11 +369,14 @@ func Import(name string, data []byte, c *corpus.Corpus) (map[string][]byte, corp
 			}
 		}
 		files[k.ID] = y
+		if parsed != nil {
+			cases = append(cases, parsed)
+		}
 	}
 	if len(probs) > 0 {
-		return nil, probs
+		return nil, nil, probs
 	}
-	return files, nil
+	return cases, files, nil
 }
 
 func orQ(id string) string {

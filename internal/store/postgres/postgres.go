@@ -231,6 +231,67 @@ func (s *Store) Put(ctx context.Context, c *incidentlib.Case) (bool, error) {
 	return created, unavailable(err)
 }
 
+// progressEvery is how many cases PutAll writes between progress calls
+// (and the size of each batch it sends).
+const progressEvery = 500
+
+// PutAll creates or replaces every case in one transaction, all or none,
+// and tells the other replicas once to reload (a notice without an id),
+// rather than once a case.
+func (s *Store) PutAll(ctx context.Context, cases []*incidentlib.Case, progress func(int)) (int, error) {
+	created := 0
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		created = 0
+		live := map[string]bool{}
+		rows, err := tx.Query(ctx, `SELECT id FROM cases WHERE NOT deleted`)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return err
+			}
+			live[id] = true
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		for start := 0; start < len(cases); start += progressEvery {
+			batch := &pgx.Batch{}
+			for _, c := range cases[start:min(start+progressEvery, len(cases))] {
+				data, err := encode(c)
+				if err != nil {
+					return err
+				}
+				batch.Queue(`INSERT INTO cases (id, data, updated_at, private, origin, deleted, written_at) VALUES ($1, $2, $3, $4, 'api', false, now())
+					ON CONFLICT (id) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at, private = excluded.private, origin = 'api', deleted = false, written_at = now()`,
+					c.ID, data, c.UpdatedAt, c.Private)
+				if !live[c.ID] {
+					created++
+					live[c.ID] = true
+				}
+			}
+			if err := tx.SendBatch(ctx, batch).Close(); err != nil {
+				return err
+			}
+			if progress != nil {
+				progress(min(start+progressEvery, len(cases)))
+			}
+		}
+		return s.notify(ctx, tx, "", false)
+	})
+	if err != nil {
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return 0, err
+		}
+		return 0, unavailable(err)
+	}
+	return created, nil
+}
+
 // Delete marks a case deleted and tells the other replicas.
 func (s *Store) Delete(ctx context.Context, id string) error {
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {

@@ -228,6 +228,66 @@ func (s *Store) Put(ctx context.Context, c *incidentlib.Case) (bool, error) {
 	return live == 0, nil
 }
 
+// progressEvery is how many cases PutAll writes between progress calls.
+const progressEvery = 500
+
+// PutAll creates or replaces every case in one transaction: all or none.
+func (s *Store) PutAll(ctx context.Context, cases []*incidentlib.Case, progress func(int)) (int, error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, unavailable(err)
+	}
+	defer tx.Rollback()
+	live := map[string]bool{}
+	rows, err := tx.QueryContext(ctx, `SELECT id FROM cases WHERE deleted = 0`)
+	if err != nil {
+		return 0, unavailable(err)
+	}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return 0, unavailable(err)
+		}
+		live[id] = true
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, unavailable(err)
+	}
+	stmt, err := tx.PrepareContext(ctx, `INSERT INTO cases (id, data, updated_at, private, origin, deleted, written_at) VALUES (?, ?, ?, ?, 'api', 0, ?)
+		ON CONFLICT (id) DO UPDATE SET data = excluded.data, updated_at = excluded.updated_at, private = excluded.private, origin = 'api', deleted = 0, written_at = excluded.written_at`)
+	if err != nil {
+		return 0, unavailable(err)
+	}
+	defer stmt.Close()
+	now := s.now().UTC().Format(time.RFC3339Nano)
+	created := 0
+	for i, c := range cases {
+		data, err := encode(c)
+		if err != nil {
+			return 0, err
+		}
+		if _, err := stmt.ExecContext(ctx, c.ID, data, c.UpdatedAt, c.Private, now); err != nil {
+			return 0, unavailable(err)
+		}
+		if !live[c.ID] {
+			created++
+			live[c.ID] = true
+		}
+		if progress != nil && ((i+1)%progressEvery == 0 || i+1 == len(cases)) {
+			progress(i + 1)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, unavailable(err)
+	}
+	return created, nil
+}
+
 // Delete marks a case deleted.
 func (s *Store) Delete(ctx context.Context, id string) error {
 	res, err := s.db.ExecContext(ctx, `UPDATE cases SET deleted = 1, written_at = ? WHERE id = ? AND deleted = 0`, s.now().UTC().Format(time.RFC3339Nano), id)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -253,6 +254,71 @@ func Run(t *testing.T, open Opener) {
 		}
 		if want := []string{"IL-0100", "IL-9999", "IL-10000", "IL-123456"}; !slices.Equal(ids, want) {
 			t.Errorf("Cases in order %q, want %q (by number, not byte order)", ids, want)
+		}
+	})
+	t.Run("put_all_is_all_or_nothing", func(t *testing.T) {
+		st, reopen := open(t)
+		bw, ok := st.(incidentlib.BulkWriter)
+		if !ok {
+			t.Fatalf("%T cannot write many cases at once (incidentlib.BulkWriter)", st)
+		}
+		base := sample(t)[0]
+		if _, err := st.Put(ctx, clone(base)); err != nil {
+			t.Fatal(err)
+		}
+		batch := func(from, n int, marker string) []*incidentlib.Case {
+			var out []*incidentlib.Case
+			for i := 0; i < n; i++ {
+				c := clone(base)
+				c.ID = fmt.Sprintf("IL-%d", from+i)
+				c.Title.EN = marker + " " + c.Title.EN
+				out = append(out, c)
+			}
+			return out
+		}
+		// Cut off half-way: not one of the cases stays.
+		cctx, cancel := context.WithCancel(ctx)
+		var calls []int
+		_, err := bw.PutAll(cctx, batch(20000, 1200, "cut"), func(done int) {
+			calls = append(calls, done)
+			if done >= 500 {
+				cancel()
+			}
+		})
+		cancel()
+		if err == nil {
+			t.Fatal("PutAll with its context cancelled half-way gave no error")
+		}
+		if _, err := st.Case(ctx, "IL-20000"); !errors.Is(err, incidentlib.ErrNotFound) {
+			t.Fatalf("after a PutAll that failed half-way, its first case is there (%v)", err)
+		}
+		// Whole: every case, the new ones counted, a replaced one not.
+		all := append(batch(30000, 1200, "whole"), clone(base))
+		created, err := bw.PutAll(ctx, all, func(done int) { calls = append(calls, done) })
+		if err != nil || created != 1200 {
+			t.Fatalf("PutAll: created %d, %v; want 1200 new (and %s replaced)", created, err, base.ID)
+		}
+		if last := calls[len(calls)-1]; last != len(all) {
+			t.Errorf("the last progress call says %d of %d", last, len(all))
+		}
+		st.Close()
+		st = reopen()
+		defer st.Close()
+		got, err := st.Cases(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, c := range got {
+			if strings.HasPrefix(c.Title.EN, "whole ") {
+				n++
+			}
+			if strings.HasPrefix(c.Title.EN, "cut ") {
+				t.Fatalf("%s of the failed PutAll was kept", c.ID)
+			}
+		}
+		if n != 1200 {
+			t.Errorf("%d of the 1200 cases written by PutAll are there after reopening", n)
 		}
 	})
 	t.Run("concurrent_writes", func(t *testing.T) {
