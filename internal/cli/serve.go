@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -23,24 +24,39 @@ import (
 	"github.com/incidentlib/incidentlib/internal/web"
 )
 
+// MinTokenLen is the shortest write token serve accepts: a token is the
+// only key to writes and the desk, and a short one is guessed.
+const MinTokenLen = 16
+
 // readToken takes the write token from INCIDENTLIB_TOKEN or from the file
-// INCIDENTLIB_TOKEN_FILE names.
+// INCIDENTLIB_TOKEN_FILE names, and refuses one shorter than MinTokenLen.
 func readToken() (string, error) {
+	t, from, err := rawToken()
+	if err != nil || t == "" {
+		return t, err
+	}
+	if n := utf8.RuneCountInString(t); n < MinTokenLen {
+		return "", fmt.Errorf("the write token in %s has %d characters; give at least %d (for example: openssl rand -hex 24)", from, n, MinTokenLen)
+	}
+	return t, nil
+}
+
+func rawToken() (token, from string, err error) {
 	if t := strings.TrimSpace(os.Getenv("INCIDENTLIB_TOKEN")); t != "" {
-		return t, nil
+		return t, "INCIDENTLIB_TOKEN", nil
 	}
 	if f := os.Getenv("INCIDENTLIB_TOKEN_FILE"); f != "" {
 		b, err := os.ReadFile(f)
 		if err != nil {
-			return "", fmt.Errorf("read INCIDENTLIB_TOKEN_FILE: %w", err)
+			return "", "", fmt.Errorf("read INCIDENTLIB_TOKEN_FILE: %w", err)
 		}
 		t := strings.TrimSpace(string(b))
 		if t == "" {
-			return "", fmt.Errorf("INCIDENTLIB_TOKEN_FILE %s is empty", f)
+			return "", "", fmt.Errorf("INCIDENTLIB_TOKEN_FILE %s is empty", f)
 		}
-		return t, nil
+		return t, "INCIDENTLIB_TOKEN_FILE " + f, nil
 	}
-	return "", nil
+	return "", "", nil
 }
 
 // openStore opens the database the config names.
