@@ -53,6 +53,7 @@ var en = map[string]string{
 	"correct.need_what":          "Say what is wrong in 10 to %d characters.",
 	"correct.need_source":        "Give the source that shows the right fact, in at most %d characters.",
 	"correct.bad_source_url":     "A source address must be a full http:// or https:// address.",
+	"correct.bad_utf8":           "The text holds bytes that are not valid UTF-8 (shown here as \uFFFD), perhaps from another encoding; paste it again as plain text.",
 	"correct.long_contact":       "The contact may be at most %d characters.",
 	"correct.too_fast":           "That was sent very quickly. Check what you wrote and send it again.",
 	"correct.expired":            "The form has expired. What you wrote is kept: send it again.",

@@ -53,6 +53,7 @@ var ko = map[string]string{
 	"correct.need_what":          "무엇이 틀렸는지 10자 이상 %d자 이하로 적어 주세요.",
 	"correct.need_source":        "바른 사실을 보여 주는 출처를 %d자 이하로 적어 주세요.",
 	"correct.bad_source_url":     "출처 주소는 http:// 나 https:// 로 시작하는 전체 주소여야 합니다.",
+	"correct.bad_utf8":           "글에 올바른 UTF-8이 아닌 바이트가 있습니다(여기에는 \uFFFD로 보입니다). 다른 인코딩에서 온 글일 수 있으니 일반 텍스트로 다시 붙여 넣어 주세요.",
 	"correct.long_contact":       "연락처는 %d자까지 적을 수 있습니다.",
 	"correct.too_fast":           "너무 빨리 보내셨습니다. 내용을 확인한 뒤 다시 보내 주세요.",
 	"correct.expired":            "양식이 오래되었습니다. 적으신 내용은 그대로 두었으니 다시 보내 주세요.",

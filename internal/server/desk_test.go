@@ -164,6 +164,14 @@ func TestDesk(t *testing.T) {
 			t.Fatalf("correction: %d", r.status)
 		}
 	}
+	// Text that is not UTF-8 is refused with a message and never kept; the
+	// form shows it again as U+FFFD, not as raw bytes.
+	btok := formToken(t, ts.get(t, "/cases/IL-0049/correct"))
+	time.Sleep(5 * time.Millisecond)
+	if r := ts.form(t, "/cases/IL-0049/correct", correction(btok, "latin1 text caf\xe9 \xff\xfe is wrong here")); r.status != 400 ||
+		!strings.Contains(string(r.body), "올바른 UTF-8이 아닌") || !strings.Contains(string(r.body), "caf\uFFFD") || strings.Contains(string(r.body), "\xff") {
+		t.Errorf("a correction with invalid UTF-8: %d %.300s", r.status, r.body)
+	}
 	// A bot that fills the hidden field is thanked, and nothing is kept.
 	hp := correction(formToken(t, ts.get(t, "/cases/IL-0461/correct")), "honeypot text that must never be kept")
 	hp.Set("website", "http://spam.example")
@@ -221,6 +229,9 @@ func TestDesk(t *testing.T) {
 	}
 	if strings.Contains(body, "honeypot text") {
 		t.Error("the honeypot's correction was kept")
+	}
+	if strings.Contains(body, "latin1 text") {
+		t.Error("a correction with invalid UTF-8 was kept")
 	}
 	if !strings.Contains(body, `action="/desk/cases/`+unrev+`/review"`) {
 		t.Errorf("the desk does not list %s as unreviewed", unrev)

@@ -237,6 +237,11 @@ func (s *Site) submitCorrection(w http.ResponseWriter, r *http.Request, lang str
 		return again(http.StatusBadRequest, T(lang, "correct.too_fast"))
 	}
 	var problems []string
+	// Bytes that are not UTF-8 (text pasted in another encoding) are
+	// refused, not stored: the form shows them again as U+FFFD.
+	if bad := f.sanitize(); bad {
+		problems = append(problems, T(lang, "correct.bad_utf8"))
+	}
 	if !slices.Contains(correctionFields, f.Field) {
 		problems = append(problems, T(lang, "correct.need_field"))
 	}
@@ -270,6 +275,19 @@ func (s *Site) submitCorrection(w http.ResponseWriter, r *http.Request, lang str
 	}
 	http.Redirect(w, r, langPrefix[lang]+incidentlib.CasePath(c.ID)+"/correct/thanks", http.StatusSeeOther)
 	return nil
+}
+
+// sanitize replaces bytes that are not UTF-8 in every field with U+FFFD and
+// reports whether there were any.
+func (f *correctionForm) sanitize() bool {
+	bad := false
+	for _, p := range []*string{&f.Field, &f.What, &f.Source, &f.Contact} {
+		if !utf8.ValidString(*p) {
+			*p = strings.ToValidUTF8(*p, "\uFFFD")
+			bad = true
+		}
+	}
+	return bad
 }
 
 func (s *Site) correctionThanks(w http.ResponseWriter, r *http.Request, lang string) error {
