@@ -166,14 +166,21 @@ func mustWd() string {
 	return wd
 }
 
+// readCorpus finds the corpus --dir names (or the default one) and loads it
+// with every problem.
+func (e *env) readCorpus() (corpusSource, *corpus.Result, error) {
+	src, err := locate(e.dir)
+	if err != nil {
+		return corpusSource{}, nil, err
+	}
+	res, err := src.load()
+	return src, res, err
+}
+
 // loadCorpus loads the corpus for commands that read it; problems are
 // reported on stderr and the valid cases are used.
 func (e *env) loadCorpus() (*corpus.Corpus, error) {
-	src, err := locate(e.dir)
-	if err != nil {
-		return nil, err
-	}
-	res, err := src.load()
+	_, res, err := e.readCorpus()
 	if err != nil {
 		return nil, err
 	}

@@ -114,11 +114,7 @@ func (e *env) serveCorpus() (*corpus.Corpus, error) {
 		}
 		return c, nil
 	}
-	src, err := locate(e.dir)
-	if err != nil {
-		return nil, err
-	}
-	res, err := src.load()
+	src, res, err := e.readCorpus()
 	if err != nil {
 		return nil, err
 	}
