@@ -3,6 +3,7 @@ package search_test
 import (
 	"os"
 	"strings"
+	"sync"
 	"testing"
 
 	"go.yaml.in/yaml/v3"
@@ -58,17 +59,40 @@ func recallAt5(t testing.TB, set []judged, top5 func(q string) []string) (float6
 	return float64(found) / float64(all), misses
 }
 
+// realIndex returns the index of the embedded corpus that the tests which
+// only read share (built once for the package: a build under -race costs
+// seconds). A test that writes to its index takes freshIndex instead.
 func realIndex(t testing.TB) *search.Index {
 	t.Helper()
-	c, err := corpus.LoadEmbedded()
-	if err != nil {
-		t.Fatal(err)
+	shared.once.Do(func() { shared.ix, shared.err = buildRealIndex() })
+	if shared.err != nil {
+		t.Fatal(shared.err)
 	}
-	ix, err := search.New(c.Vocab, c.Cases)
+	return shared.ix
+}
+
+var shared struct {
+	once sync.Once
+	ix   *search.Index
+	err  error
+}
+
+// freshIndex returns an index of the embedded corpus of the test's own.
+func freshIndex(t testing.TB) *search.Index {
+	t.Helper()
+	ix, err := buildRealIndex()
 	if err != nil {
 		t.Fatal(err)
 	}
 	return ix
+}
+
+func buildRealIndex() (*search.Index, error) {
+	c, err := corpus.LoadEmbedded()
+	if err != nil {
+		return nil, err
+	}
+	return search.New(c.Vocab, c.Cases)
 }
 
 func TestRelevance(t *testing.T) {

@@ -273,7 +273,7 @@ func TestMatchMeasure(t *testing.T) {
 // one is a clear error with suggestions, and private cases' organisations
 // are not among them.
 func TestOrgByNameOrSlug(t *testing.T) {
-	ix := realIndex(t)
+	ix := freshIndex(t)
 	want := mustSearch(t, ix, search.Query{Filters: map[string][]string{"org": {"datadog"}}, NoFacets: true}).Total
 	if want == 0 {
 		t.Fatal("no Datadog case")
@@ -592,7 +592,7 @@ func TestPrivateCasesStayHidden(t *testing.T) {
 }
 
 func TestUpsertDelete(t *testing.T) {
-	ix := realIndex(t)
+	ix := freshIndex(t)
 	c := *ix.Case("IL-0049")
 	c.Title.EN = "quokkaflux " + c.Title.EN
 	if err := ix.Upsert(&c); err != nil {
@@ -617,7 +617,7 @@ func TestUpsertDelete(t *testing.T) {
 // an update and a deletion: a new organisation and a new root cause show,
 // with their labels, and go again when the case goes.
 func TestFacetsFollowChanges(t *testing.T) {
-	ix := realIndex(t)
+	ix := freshIndex(t)
 	c := *ix.Case("IL-0049")
 	c.Org, c.OrgSlug = "Quokka Systems", "quokka-systems"
 	c.RootCause = "upgrade"
