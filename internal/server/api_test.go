@@ -14,7 +14,7 @@ import (
 )
 
 func TestReadRoutes(t *testing.T) {
-	ts := newServer(t, nil)
+	ts := readOnlyServer(t)
 	for _, tc := range []struct {
 		path string
 		keys []string
@@ -58,7 +58,7 @@ func TestReadRoutes(t *testing.T) {
 }
 
 func TestETagAndGzip(t *testing.T) {
-	ts := newServer(t, nil)
+	ts := readOnlyServer(t)
 	for _, path := range []string{"/api/cases/IL-0049", "/api/cases?q=dns", "/api/vocab", "/api/stats", "/api/topics/coredns", "/api/cases/IL-0049/similar", "/api/topics", "/api/openapi.json"} {
 		r := ts.get(t, path)
 		etag := r.header.Get("ETag")
@@ -106,7 +106,7 @@ func TestETagAndGzip(t *testing.T) {
 }
 
 func TestCORSPreflight(t *testing.T) {
-	ts := newServer(t, nil)
+	ts := readOnlyServer(t)
 	r := ts.do(t, "OPTIONS", "/api/cases", "", "Origin", "https://example.com", "Access-Control-Request-Method", "GET")
 	if r.status != http.StatusNoContent || !strings.Contains(r.header.Get("Access-Control-Allow-Methods"), "GET") {
 		t.Errorf("preflight: %d %v", r.status, r.header)
@@ -128,7 +128,7 @@ func TestCORSPreflight(t *testing.T) {
 // TestMetricsMethodLabels: invented method names must not become metric
 // series, or a client could grow /metrics without bound.
 func TestMetricsMethodLabels(t *testing.T) {
-	ts := newServer(t, nil)
+	ts := readOnlyServer(t)
 	for i := 0; i < 40; i++ {
 		ts.do(t, fmt.Sprintf("INVENTED%03dMETHOD", i), "/api/cases", "")
 	}
@@ -144,7 +144,7 @@ func TestMetricsMethodLabels(t *testing.T) {
 // TestTokenAnswersArePrivate: with the token, an answer may hold private
 // cases, so no shared cache may keep it, on every read route.
 func TestTokenAnswersArePrivate(t *testing.T) {
-	ts := newServer(t, nil)
+	ts := readOnlyServer(t)
 	for _, p := range []string{"/api/cases", "/api/cases/IL-0049", "/api/cases/IL-0049/similar", "/api/topics/conntrack", "/api/topics", "/api/vocab", "/api/stats"} {
 		r := ts.get(t, p, auth()...)
 		if r.status != 200 || r.header.Get("Cache-Control") != "private, no-store" {
@@ -164,7 +164,7 @@ func TestTokenAnswersArePrivate(t *testing.T) {
 // TestMalformedRequests sends requests a client can get wrong; each must get
 // a 4xx JSON error with a code and a message, never a 5xx.
 func TestMalformedRequests(t *testing.T) {
-	ts := newServer(t, nil)
+	ts := readOnlyServer(t)
 	big := `{"id":"IL-0049","summary":{"en":"` + strings.Repeat("a", 2<<20) + `"}}`
 	good := string(ts.get(t, "/api/cases/IL-0049").body)
 	tests := []struct {
@@ -314,7 +314,7 @@ func TestRateLimit(t *testing.T) {
 // TestOneLanguage: lang on the routes that answer in both languages gives
 // every text in the one asked for; a route without parameters says so.
 func TestOneLanguage(t *testing.T) {
-	ts := newServer(t, nil)
+	ts := readOnlyServer(t)
 	for _, tt := range []struct{ path, keep, drop string }{
 		{"/api/cases/IL-0049?lang=en", "en", "ko"},
 		{"/api/cases/IL-0049?lang=ko", "ko", "en"},

@@ -22,7 +22,7 @@ func keys(m map[string]any) []string {
 // asked for, refuses an unknown one with the accepted list, and each
 // fields value has its own ETag.
 func TestFields(t *testing.T) {
-	ts := newServer(t, nil)
+	ts := readOnlyServer(t)
 
 	c := ts.get(t, "/api/cases/IL-0049?fields=title,id&lang=en")
 	if c.status != 200 {

@@ -7,8 +7,10 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/incidentlib/incidentlib/internal/corpus"
@@ -26,15 +28,31 @@ type testServer struct {
 
 func newServer(t testing.TB, mutate func(*server.Config)) *testServer {
 	t.Helper()
-	ctx := context.Background()
-	c, err := corpus.LoadEmbedded()
+	ts, err := startServer(mutate, t.Cleanup)
 	if err != nil {
 		t.Fatal(err)
 	}
-	db := filepath.Join(t.TempDir(), "test.db")
+	return ts
+}
+
+// startServer starts a server on a new SQLite file in a folder of its own,
+// seeded from the embedded corpus; cleanup receives what stops it and
+// removes the folder.
+func startServer(mutate func(*server.Config), cleanup func(func())) (*testServer, error) {
+	ctx := context.Background()
+	c, err := corpus.LoadEmbedded()
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "server-test-")
+	if err != nil {
+		return nil, err
+	}
+	db := filepath.Join(dir, "test.db")
 	st, err := sqlite.Open(ctx, db)
 	if err != nil {
-		t.Fatal(err)
+		os.RemoveAll(dir)
+		return nil, err
 	}
 	cfg := server.DefaultConfig()
 	cfg.Token = testToken
@@ -45,11 +63,45 @@ func newServer(t testing.TB, mutate func(*server.Config)) *testServer {
 	}
 	srv, err := server.New(ctx, cfg, st, c, slog.New(slog.DiscardHandler))
 	if err != nil {
-		t.Fatal(err)
+		st.Close()
+		os.RemoveAll(dir)
+		return nil, err
 	}
 	ts := httptest.NewServer(srv.Handler())
-	t.Cleanup(func() { ts.Close(); srv.Close() })
-	return &testServer{Server: ts, srv: srv, db: db}
+	cleanup(func() { ts.Close(); srv.Close(); os.RemoveAll(dir) })
+	return &testServer{Server: ts, srv: srv, db: db}, nil
+}
+
+// readOnlyServer returns the server with the default test configuration
+// that the tests which never change the library share: built once for the
+// package, as building one (seeding its database, indexing the corpus)
+// costs seconds under -race. A test that writes, signs in or needs another
+// configuration takes newServer.
+func readOnlyServer(t *testing.T) *testServer {
+	t.Helper()
+	shared.once.Do(func() {
+		shared.ts, shared.err = startServer(nil, func(cleanup func()) { shared.cleanup = cleanup })
+	})
+	if shared.err != nil {
+		t.Fatal(shared.err)
+	}
+	return shared.ts
+}
+
+var shared struct {
+	once    sync.Once
+	ts      *testServer
+	err     error
+	cleanup func()
+}
+
+// TestMain closes the shared server after the package's tests.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if shared.cleanup != nil {
+		shared.cleanup()
+	}
+	os.Exit(code)
 }
 
 type resp struct {

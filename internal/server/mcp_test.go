@@ -35,7 +35,7 @@ var wantTools = []string{"get_incident", "get_topic", "list_incidents", "search_
 // TestMCPToolsMetadata checks every tool's metadata and compares its input
 // and output schemas with a snapshot (UPDATE_SNAPSHOTS=1 rewrites them).
 func TestMCPToolsMetadata(t *testing.T) {
-	ts := newServer(t, nil)
+	ts := readOnlyServer(t)
 	cs := mcpSession(t, ts)
 	res, err := cs.ListTools(context.Background(), &mcp.ListToolsParams{})
 	if err != nil {
@@ -146,7 +146,7 @@ func call(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any)
 }
 
 func TestMCPTools(t *testing.T) {
-	ts := newServer(t, nil)
+	ts := readOnlyServer(t)
 	cs := mcpSession(t, ts)
 	out, isErr := call(t, cs, "search_incidents", map[string]any{"query": "kube-proxy failed to delete conntrack entries", "limit": 3})
 	if isErr {
@@ -215,7 +215,7 @@ func TestMCPTools(t *testing.T) {
 // TestMCPPaging: get_topic and similar_incidents page with offset and
 // next_offset, without repeating a case across pages.
 func TestMCPPaging(t *testing.T) {
-	ts := newServer(t, nil)
+	ts := readOnlyServer(t)
 	cs := mcpSession(t, ts)
 	ids := func(out map[string]any, key string) []string {
 		var s []string
@@ -259,7 +259,7 @@ func TestMCPPaging(t *testing.T) {
 // TestMCPCompact: get_incident view=summary and vocab brief=true answer
 // in a fraction of the full size, keeping what an agent needs.
 func TestMCPCompact(t *testing.T) {
-	ts := newServer(t, nil)
+	ts := readOnlyServer(t)
 	cs := mcpSession(t, ts)
 	size := func(tool string, args map[string]any) (int, map[string]any) {
 		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
@@ -300,7 +300,7 @@ func TestMCPCompact(t *testing.T) {
 // resources and gets the investigate_error prompt; the server promises no
 // list-change notices, since it keeps no session.
 func TestMCPResourcesAndPrompt(t *testing.T) {
-	ts := newServer(t, nil)
+	ts := readOnlyServer(t)
 	cs := mcpSession(t, ts)
 	ctx := context.Background()
 	caps := cs.InitializeResult().Capabilities
