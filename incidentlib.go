@@ -53,6 +53,9 @@ type Impact struct {
 type Timeline struct {
 	DetectedAfter *string `json:"detected_after" yaml:"detected_after"`
 	ResolvedAfter *string `json:"resolved_after" yaml:"resolved_after"`
+	// Zone is the time zone of the times that carry none, once for the
+	// timeline, as the write-up states it, or "unknown" where it states none.
+	Zone string `json:"zone,omitempty" yaml:"zone,omitempty"`
 	// Events are the moments the write-up dates, in order.
 	Events []Event `json:"events,omitempty" yaml:"events,omitempty"`
 }

@@ -254,6 +254,7 @@ func checkCase(file string, pos positions, c *incidentlib.Case, v *incidentlib.V
 	}
 	probs = append(probs, checkTexts(file, pos, "", reflect.ValueOf(*c))...)
 	probs = append(probs, checkProse(file, pos, c)...)
+	probs = append(probs, checkEditorial(file, pos, c)...)
 	return probs
 }
 
@@ -346,7 +347,14 @@ func Load(fsys fs.FS, vocabFS fs.FS) (*Result, error) {
 		ids[l.c.ID] = l
 	}
 	var good []*incidentlib.Case
+	shared := sharedSources{}
 	for _, l := range all {
+		shared.add(l.c)
+	}
+	for _, l := range all {
+		if ps := shared.check(l.file, l.pos, l.c); len(ps) > 0 {
+			res.Problems, l.bad = append(res.Problems, ps...), true
+		}
 		for i, r := range l.c.Related {
 			if incidentlib.ValidID(r) && r != l.c.ID && !exists[r] {
 				p := fmt.Sprintf("related[%d]", i)

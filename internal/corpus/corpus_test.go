@@ -368,6 +368,7 @@ func TestIDsPastNineThousand(t *testing.T) {
 	put := func(id, related string) {
 		data := strings.ReplaceAll(string(base), "IL-9001", id)
 		data = strings.Replace(data, "related: [IL-9002]", "related: ["+related+"]", 1)
+		data = strings.Replace(data, "https://example.com/postmortem", "https://example.com/postmortem#"+id, 1)
 		fsys["cases/"+id+".yaml"] = &fstest.MapFile{Data: []byte(data)}
 	}
 	for _, id := range []string{"IL-10000", "IL-9999", "IL-123456", "IL-0100"} {
