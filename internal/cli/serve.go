@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/netip"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -134,6 +135,7 @@ func (e *env) serveCorpus() (*corpus.Corpus, error) {
 
 func serveCmd(e *env) *cobra.Command {
 	cfg := server.DefaultConfig()
+	var trusted []string
 	cmd := &cobra.Command{
 		Annotations: readsDir(),
 		Use:         "serve",
@@ -155,6 +157,9 @@ file holding it.`,
 				return &ExitError{2, err}
 			}
 			if cfg.Token, err = readToken(); err != nil {
+				return &ExitError{2, err}
+			}
+			if cfg.TrustedProxies, err = parseProxies(trusted); err != nil {
 				return &ExitError{2, err}
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -218,6 +223,26 @@ file holding it.`,
 	f.BoolVar(&cfg.AccessLog, "access-log", false, "log every request (errors are always logged)")
 	f.BoolVar(&cfg.MCPJSON, "mcp-json", false, "answer MCP calls with application/json rather than an event stream")
 	f.DurationVar(&cfg.DrainFor, "drain", cfg.DrainFor, "on SIGTERM, keep serving this long with /readyz failing before closing the listener")
+	f.StringSliceVar(&trusted, "trusted-proxy", nil, "address or CIDR network of a reverse proxy whose X-Forwarded-For names the client (repeatable; default: none, the peer is the client)")
 	f.DurationVar(&cfg.ShutdownFor, "shutdown-timeout", cfg.ShutdownFor, "how long requests in flight may take to finish on SIGTERM")
 	return cmd
+}
+
+// parseProxies reads the --trusted-proxy values: addresses (a network of
+// one) or CIDR networks.
+func parseProxies(vals []string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, v := range vals {
+		v = strings.TrimSpace(v)
+		if p, err := netip.ParsePrefix(v); err == nil {
+			out = append(out, p.Masked())
+			continue
+		}
+		a, err := netip.ParseAddr(v)
+		if err != nil {
+			return nil, fmt.Errorf("--trusted-proxy %q is neither an address nor a CIDR network; give one like 10.0.0.1 or 10.0.0.0/8", v)
+		}
+		out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
+	}
+	return out, nil
 }

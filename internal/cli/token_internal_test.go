@@ -31,3 +31,24 @@ func TestShortTokenRefused(t *testing.T) {
 		t.Errorf("no token: %q %v (writes off, not an error)", tok, err)
 	}
 }
+
+// TestTrustedProxyFlag: --trusted-proxy takes addresses and networks, and
+// refuses anything else with the forms it takes.
+func TestTrustedProxyFlag(t *testing.T) {
+	got, err := parseProxies([]string{"10.0.0.0/8", " 192.0.2.1 ", "::ffff:198.51.100.2", "2001:db8::/32", "10.1.2.3/8"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"10.0.0.0/8", "192.0.2.1/32", "198.51.100.2/32", "2001:db8::/32", "10.0.0.0/8"}
+	if len(got) != len(want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i].String() != want[i] {
+			t.Errorf("value %d: %s, want %s", i, got[i], want[i])
+		}
+	}
+	if _, err := parseProxies([]string{"proxy.internal"}); err == nil || !strings.Contains(err.Error(), `--trusted-proxy "proxy.internal" is neither an address nor a CIDR network`) {
+		t.Errorf("a host name: %v", err)
+	}
+}

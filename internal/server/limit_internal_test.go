@@ -1,15 +1,23 @@
 package server
 
 import (
+	"bufio"
 	"encoding/json"
+	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // TestLimitConcurrency: with n calls in flight, the next one is answered
-// 503 with Retry-After and a JSON-RPC error; once one finishes, calls go
+// 503 naming the bound, with Retry-After and a JSON-RPC error; once one finishes, calls go
 // through again.
 func TestLimitConcurrency(t *testing.T) {
 	release := make(chan struct{})
@@ -18,7 +26,7 @@ func TestLimitConcurrency(t *testing.T) {
 		started.Done()
 		<-release
 		w.WriteHeader(http.StatusNoContent)
-	}), 2)
+	}), 2, 0, eachItsOwnClient())
 	var done sync.WaitGroup
 	for i := 0; i < 2; i++ {
 		started.Add(1)
@@ -38,7 +46,7 @@ func TestLimitConcurrency(t *testing.T) {
 			Message string `json:"message"`
 		} `json:"error"`
 	}
-	if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil || rec.Code != 503 || rec.Header().Get("Retry-After") == "" || body.JSONRPC != "2.0" || body.Error.Code == 0 {
+	if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil || rec.Code != 503 || rec.Header().Get("Retry-After") == "" || body.JSONRPC != "2.0" || body.Error.Code == 0 || !strings.Contains(body.Error.Message, "all 2 MCP call slots are taken") {
 		t.Fatalf("a call over the bound: %d %q %s", rec.Code, rec.Header().Get("Retry-After"), rec.Body)
 	}
 	close(release)
@@ -48,5 +56,153 @@ func TestLimitConcurrency(t *testing.T) {
 	h.ServeHTTP(rec, httptest.NewRequest("POST", "/mcp", nil))
 	if rec.Code != http.StatusNoContent {
 		t.Errorf("after the calls finished: %d", rec.Code)
+	}
+}
+
+// eachItsOwnClient names every request a client of its own, so that only
+// the bound on all calls applies.
+func eachItsOwnClient() func(*http.Request) string {
+	var n atomic.Int64
+	return func(*http.Request) string { return fmt.Sprint(n.Add(1)) }
+}
+
+// TestOneClientTakesOnlyItsShare: with 8 slots, one client may hold 2 at
+// once; its third call is answered 429 naming the share, while another
+// client is still served.
+func TestOneClientTakesOnlyItsShare(t *testing.T) {
+	release := make(chan struct{})
+	var started sync.WaitGroup
+	h := limitConcurrency(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-Hold") != "" {
+			started.Done()
+			<-release
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}), 8, 0, func(r *http.Request) string { return clientOf(r, nil) })
+	from := func(addr string, hold bool) *http.Request {
+		r := httptest.NewRequest("POST", "/mcp", strings.NewReader("{}"))
+		r.RemoteAddr = addr + ":40000"
+		if hold {
+			r.Header.Set("X-Hold", "1")
+		}
+		return r
+	}
+	var done sync.WaitGroup
+	for i := 0; i < 2; i++ {
+		started.Add(1)
+		done.Add(1)
+		go func() {
+			defer done.Done()
+			h.ServeHTTP(httptest.NewRecorder(), from("192.0.2.7", true))
+		}()
+	}
+	started.Wait()
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, from("192.0.2.7", false))
+	if rec.Code != http.StatusTooManyRequests || rec.Header().Get("Retry-After") == "" || !strings.Contains(rec.Body.String(), "already has 2 MCP calls in progress") {
+		t.Errorf("a third call of one client: %d %s", rec.Code, rec.Body)
+	}
+	rec = httptest.NewRecorder()
+	h.ServeHTTP(rec, from("198.51.100.9", false))
+	if rec.Code != http.StatusNoContent {
+		t.Errorf("another client's call while the first holds its share: %d %s", rec.Code, rec.Body)
+	}
+	close(release)
+	done.Wait()
+	rec = httptest.NewRecorder()
+	h.ServeHTTP(rec, from("192.0.2.7", false))
+	if rec.Code != http.StatusNoContent {
+		t.Errorf("the first client once its calls finished: %d %s", rec.Code, rec.Body)
+	}
+}
+
+// TestSlowBodiesTakeNoSlot: clients that send their bodies a byte at a
+// time, as many as there are slots, do not keep a prompt call from being
+// served; each slow one is answered 408 when its time is up.
+func TestSlowBodiesTakeNoSlot(t *testing.T) {
+	h := limitConcurrency(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, err := io.ReadAll(r.Body)
+		if err != nil {
+			t.Errorf("the handler could not read the body read for it: %v", err)
+		}
+		fmt.Fprintf(w, "read %d bytes", len(b))
+	}), 2, 1500*time.Millisecond, func(r *http.Request) string { return clientOf(r, nil) })
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+	var slow []net.Conn
+	for i := 0; i < 2; i++ {
+		c, err := net.Dial("tcp", ts.Listener.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		fmt.Fprintf(c, "POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{")
+		slow = append(slow, c)
+	}
+	time.Sleep(200 * time.Millisecond) // both slow requests are in their handlers
+	for _, c := range slow {
+		c.Write([]byte(" "))
+	}
+	res, err := ts.Client().Post(ts.URL+"/mcp", "application/json", strings.NewReader(`{"jsonrpc":"2.0"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != 200 || string(b) != "read 17 bytes" {
+		t.Fatalf("a prompt call while %d clients send slowly: %d %s", len(slow), res.StatusCode, b)
+	}
+	for _, c := range slow {
+		c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		res, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatalf("a slow client got no answer: %v", err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		if res.StatusCode != http.StatusRequestTimeout || !strings.Contains(string(b), "did not arrive within 1.5s") {
+			t.Errorf("a slow client: %d %s", res.StatusCode, b)
+		}
+	}
+	// Over the size limit: 413, and the handler never runs.
+	res, err = ts.Client().Post(ts.URL+"/mcp", "application/json", strings.NewReader(strings.Repeat(" ", mcpBodyLimit+1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ = io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusRequestEntityTooLarge || !strings.Contains(string(b), "is over 1048576 bytes") {
+		t.Errorf("a body over the limit: %d %s", res.StatusCode, b)
+	}
+}
+
+// TestClientBehindTrustedProxies: X-Forwarded-For is believed only from a
+// trusted proxy, and only the hops that trusted proxies appended.
+func TestClientBehindTrustedProxies(t *testing.T) {
+	trusted := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("::1/128")}
+	tests := []struct {
+		peer    string
+		xff     []string
+		trusted []netip.Prefix
+		want    string
+	}{
+		{"10.1.2.3:5000", []string{"203.0.113.5"}, nil, "10.1.2.3"},                              // off by default
+		{"10.1.2.3:5000", []string{"203.0.113.5"}, trusted, "203.0.113.5"},                       // from a trusted proxy
+		{"198.51.100.1:5000", []string{"203.0.113.5"}, trusted, "198.51.100.1"},                  // from an untrusted peer
+		{"10.1.2.3:5000", []string{"192.0.2.66, 203.0.113.5, 10.9.9.9"}, trusted, "203.0.113.5"}, // a forged first hop is passed over
+		{"10.1.2.3:5000", []string{"192.0.2.66", "203.0.113.5"}, trusted, "203.0.113.5"},         // several header lines
+		{"10.1.2.3:5000", []string{"203.0.113.5, garbage"}, trusted, "10.1.2.3"},                 // a malformed hop
+		{"10.1.2.3:5000", nil, trusted, "10.1.2.3"},                                              // no header
+		{"[::1]:5000", []string{"2001:db8::7"}, trusted, "2001:db8::7"},
+		{"10.1.2.3:5000", []string{"10.4.4.4"}, trusted, "10.1.2.3"}, // every hop a proxy
+	}
+	for _, tt := range tests {
+		r := httptest.NewRequest("GET", "/", nil)
+		r.RemoteAddr = tt.peer
+		for _, v := range tt.xff {
+			r.Header.Add("X-Forwarded-For", v)
+		}
+		if got := clientOf(r, tt.trusted); got != tt.want {
+			t.Errorf("peer %s, X-Forwarded-For %q, trusted %v: client %s, want %s", tt.peer, tt.xff, tt.trusted, got, tt.want)
+		}
 	}
 }

@@ -1,15 +1,19 @@
 package server
 
 import (
+	"bytes"
 	"compress/gzip"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"math"
 	"net"
 	"net/http"
+	"net/netip"
 	"regexp"
 	"runtime"
 	"strconv"
@@ -175,10 +179,46 @@ func (l *limiter) allow(client string) (bool, time.Duration) {
 	return true, 0
 }
 
-func clientAddr(r *http.Request) string {
+// clientAddr is the address of the client that sent r: the connection's
+// peer, or, when the peer is a trusted proxy (Config.TrustedProxies), the
+// nearest address in X-Forwarded-For that is not a trusted proxy.
+func (s *Server) clientAddr(r *http.Request) string {
+	return clientOf(r, s.cfg.TrustedProxies)
+}
+
+func clientOf(r *http.Request, trusted []netip.Prefix) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
-		return r.RemoteAddr
+		host = r.RemoteAddr
+	}
+	isTrusted := func(a netip.Addr) bool {
+		a = a.Unmap()
+		for _, p := range trusted {
+			if p.Contains(a) {
+				return true
+			}
+		}
+		return false
+	}
+	peer, err := netip.ParseAddr(host)
+	if err != nil || len(trusted) == 0 || !isTrusted(peer) {
+		return host
+	}
+	// X-Forwarded-For lists the client first and each proxy's peer after
+	// it; only the part that trusted proxies appended can be believed, so
+	// it is read from the end.
+	var hops []string
+	for _, v := range r.Header.Values("X-Forwarded-For") {
+		hops = append(hops, strings.Split(v, ",")...)
+	}
+	for i := len(hops) - 1; i >= 0; i-- {
+		a, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
+		if err != nil {
+			break // a malformed hop: nothing before it can be believed
+		}
+		if !isTrusted(a) {
+			return a.Unmap().String()
+		}
 	}
 	return host
 }
@@ -191,7 +231,7 @@ func (s *Server) rateLimit(h http.Handler) http.Handler {
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if p := r.URL.Path; strings.HasPrefix(p, "/api/") || p == "/mcp" {
-			if ok, wait := s.limiter.allow(clientAddr(r)); !ok {
+			if ok, wait := s.limiter.allow(s.clientAddr(r)); !ok {
 				secs := int(math.Ceil(wait.Seconds()))
 				w.Header().Set("Retry-After", strconv.Itoa(max(secs, 1)))
 				if r.Method == http.MethodGet || r.Method == http.MethodHead {
@@ -309,23 +349,60 @@ func slogLevel(s string) (slog.Level, error) {
 	return l, err
 }
 
-// limitConcurrency serves at most n requests of h at once (0: 4 per CPU).
-// A request that finds no room within a moment gets 503 with Retry-After
-// and a JSON-RPC error, so that a burst of large MCP calls cannot take all
-// the memory.
-func limitConcurrency(h http.Handler, n int) http.Handler {
+// mcpBodyLimit is the largest MCP request body the server reads.
+const mcpBodyLimit = 1 << 20
+
+// limitConcurrency serves at most n requests of h at once (0: 4 per CPU),
+// and at most a share of them (a quarter, at least 2) for one client.
+//
+// A request's body is read in full, within bodyFor (0: 10 s) and up to
+// mcpBodyLimit, before the request takes a slot: a client that sends its
+// body slowly holds a connection, never a slot. A client over its share
+// gets 429, and a request that finds every slot taken within a moment
+// gets 503; both with Retry-After and a JSON-RPC error that names the
+// limit, so that a burst of large MCP calls cannot take all the memory and
+// one client cannot take every slot.
+func limitConcurrency(h http.Handler, n int, bodyFor time.Duration, client func(*http.Request) string) http.Handler {
 	if n <= 0 {
 		n = 4 * runtime.GOMAXPROCS(0)
 	}
+	if bodyFor <= 0 {
+		bodyFor = 10 * time.Second
+	}
+	share := min(max(2, n/4), n)
 	slots := make(chan struct{}, n)
+	var mu sync.Mutex
+	held := map[string]int{}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Body != nil && r.Body != http.NoBody {
+			if !readBody(w, r, bodyFor) {
+				return
+			}
+		}
+		who := client(r)
+		mu.Lock()
+		if held[who] >= share {
+			mu.Unlock()
+			w.Header().Set("Retry-After", "1")
+			writeRPCError(w, http.StatusTooManyRequests, fmt.Sprintf("this client already has %d MCP calls in progress, the most one client may have at once; retry when one has finished", share))
+			return
+		}
+		held[who]++
+		mu.Unlock()
+		defer func() {
+			mu.Lock()
+			if held[who]--; held[who] <= 0 {
+				delete(held, who)
+			}
+			mu.Unlock()
+		}()
 		t := time.NewTimer(250 * time.Millisecond)
 		defer t.Stop()
 		select {
 		case slots <- struct{}{}:
 		case <-t.C:
 			w.Header().Set("Retry-After", "1")
-			writeRPCError(w, http.StatusServiceUnavailable, "the server is busy with other MCP calls; retry in a second")
+			writeRPCError(w, http.StatusServiceUnavailable, fmt.Sprintf("the server is busy: all %d MCP call slots are taken; retry in a second", n))
 			return
 		case <-r.Context().Done():
 			return
@@ -333,6 +410,34 @@ func limitConcurrency(h http.Handler, n int) http.Handler {
 		defer func() { <-slots }()
 		h.ServeHTTP(w, r)
 	})
+}
+
+// readBody reads r's body in full within d and up to mcpBodyLimit, and
+// puts it back as a reader of the bytes read. It answers the error itself
+// and returns false when the body is too large, too slow or broken.
+func readBody(w http.ResponseWriter, r *http.Request, d time.Duration) bool {
+	rc := http.NewResponseController(w)
+	// A writer that cannot set deadlines (a test's recorder) reads without.
+	_ = rc.SetReadDeadline(time.Now().Add(d))
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, mcpBodyLimit))
+	_ = rc.SetReadDeadline(time.Time{})
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		var nerr net.Error
+		switch {
+		case errors.As(err, &tooBig):
+			writeRPCError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the request body is over %d bytes, the most an MCP call may send", mcpBodyLimit))
+		case errors.As(err, &nerr) && nerr.Timeout():
+			w.Header().Set("Connection", "close")
+			writeRPCError(w, http.StatusRequestTimeout, fmt.Sprintf("the request body did not arrive within %s; send it at once", d))
+		default:
+			writeRPCError(w, http.StatusBadRequest, "the request body could not be read: "+err.Error())
+		}
+		return false
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.ContentLength = int64(len(body))
+	return true
 }
 
 // writeRPCError answers an MCP request that never reached the server with a

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"strings"
 	"sync"
@@ -57,6 +58,17 @@ type Config struct {
 	// MCPConcurrency bounds the MCP calls served at once; more get a
 	// JSON-RPC "busy" error with 503. 0 means 4 per CPU.
 	MCPConcurrency int
+	// BodyFor bounds how long an MCP request's body may take to arrive;
+	// it is read before the request takes one of the MCPConcurrency slots.
+	// 0 means 10 s.
+	BodyFor time.Duration
+	// TrustedProxies are the networks of reverse proxies whose
+	// X-Forwarded-For the server believes. For a request that comes from
+	// one of them, the client (for the rate limit, the MCP slots and the
+	// correction form) is the nearest address in X-Forwarded-For that is not
+	// itself a trusted proxy. Empty, the default: the client is always the
+	// connection's peer, and X-Forwarded-For is ignored.
+	TrustedProxies []netip.Prefix
 	// FormMinFill is the least time between showing the correction form
 	// and sending it (quicker is taken for a bot); 0 means 3 s.
 	FormMinFill time.Duration
@@ -140,7 +152,7 @@ func New(ctx context.Context, cfg Config, st incidentlib.Store, c *corpus.Corpus
 				_, err := lib.MarkReviewed(ctx, id, by, time.Now())
 				return err
 			},
-			Allow:   func(r *http.Request) bool { ok, _ := corrections.allow(clientAddr(r)); return ok },
+			Allow:   func(r *http.Request) bool { ok, _ := corrections.allow(s.clientAddr(r)); return ok },
 			MinFill: cfg.FormMinFill,
 		}
 	}
@@ -162,7 +174,7 @@ func (s *Server) Handler() http.Handler {
 func (s *Server) buildHandler() http.Handler {
 	mux := http.NewServeMux()
 	s.api.Install(mux)
-	mux.Handle("/mcp", limitConcurrency(s.mcp.Handler(s.cfg.MCPJSON), s.cfg.MCPConcurrency))
+	mux.Handle("/mcp", limitConcurrency(s.mcp.Handler(s.cfg.MCPJSON), s.cfg.MCPConcurrency, s.cfg.BodyFor, s.clientAddr))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		api.WriteJSON(w, r, http.StatusOK, map[string]any{"status": "ok", "version": Version})
 	})
