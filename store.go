@@ -83,6 +83,17 @@ const (
 	CorrectionDismissed = "dismissed"
 )
 
+// KeyStore keeps keys that may be used once, shared by every replica on the
+// store: correction forms already sent, desk sessions already ended.
+type KeyStore interface {
+	// Spend marks key spent until the time given and returns true, or
+	// returns false when key is already spent and that has not yet run
+	// out. Of two replicas that spend one key at once, one gets true.
+	Spend(ctx context.Context, key string, until time.Time) (bool, error)
+	// Spent reports whether key is spent and has not yet run out.
+	Spent(ctx context.Context, key string) (bool, error)
+}
+
 // CorrectionStore is implemented by stores that keep readers' corrections.
 type CorrectionStore interface {
 	// AddCorrection stores c as open and returns its id.

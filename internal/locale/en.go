@@ -60,6 +60,8 @@ var en = map[string]string{
 	"correct.bad_token":          "The form could not be verified. What you wrote is kept: send it again.",
 	"correct.cross_site":         "Requests sent from another site are not accepted.",
 	"correct.rate_limited":       "Too many corrections from this address. Send it again in 10 minutes; what you wrote is kept.",
+	"correct.already_sent":       "This form has been sent already; your correction is kept once. To send another, open the form again.",
+	"desk.slow_down":             "Too many wrong tokens from this address. Try again in %d seconds.",
 	"correct.unavailable":        "It cannot be saved right now. Try again shortly; what you wrote is kept.",
 	"correct.too_large":          "What was sent is too large.",
 	"correct.field.title":        "Title",

@@ -60,6 +60,8 @@ var ko = map[string]string{
 	"correct.bad_token":          "양식을 확인할 수 없습니다. 적으신 내용은 그대로 두었으니 다시 보내 주세요.",
 	"correct.cross_site":         "다른 사이트에서 보낸 요청은 받지 않습니다.",
 	"correct.rate_limited":       "이 주소에서 보낸 고침이 너무 많습니다. 10분 뒤에 다시 보내 주세요. 적으신 내용은 그대로 두었습니다.",
+	"correct.already_sent":       "이 양식은 이미 보냈습니다. 고침은 한 번만 받았습니다. 다른 고침을 보내려면 양식을 다시 여세요.",
+	"desk.slow_down":             "이 주소에서 틀린 토큰이 너무 많이 들어왔습니다. %d초 뒤에 다시 해 보세요.",
 	"correct.unavailable":        "지금은 저장할 수 없습니다. 잠시 뒤에 다시 보내 주세요. 적으신 내용은 그대로 두었습니다.",
 	"correct.too_large":          "보낸 내용이 너무 큽니다.",
 	"correct.field.title":        "제목",

@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"net/url"
@@ -124,6 +125,24 @@ func TestCorrections(t *testing.T) {
 	if th := ts.get(t, "/en/cases/IL-0049/correct/thanks"); th.status != 200 || !strings.Contains(string(th.body), "Received") {
 		t.Errorf("no confirmation: %d", th.status)
 	}
+	// The same form again (a second click, a replay): refused, kept once.
+	r = ts.form(t, "/en/cases/IL-0049/correct", correction(etok, what), "Origin", ts.URL)
+	if r.status != 409 || !strings.Contains(string(r.body), "sent already") || !strings.Contains(string(r.body), "zebracorn-correction") {
+		t.Errorf("the same form sent twice: %d %.300s", r.status, r.body)
+	}
+	kept, err := ts.srv.Library().Corrections().Corrections(context.Background(), "", 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, c := range kept {
+		if strings.Contains(c.What, "zebracorn-correction") {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d copies of one correction form are kept, want 1", n)
+	}
 	// Never public.
 	for _, p := range []string{"/cases/IL-0049", "/en/cases/IL-0049", "/api/cases/IL-0049", "/api/cases?q=zebracorn-correction", "/cases?q=zebracorn-correction", "/feed.atom"} {
 		// A search page echoes its query; the correction's own words must not appear.
@@ -200,9 +219,14 @@ func TestDesk(t *testing.T) {
 	// Sign in.
 	login := ts.get(t, "/desk/login")
 	ltok := formToken(t, login)
-	if r := ts.form(t, "/desk/login", url.Values{"t": {ltok}, "token": {"wrong"}}); r.status != 401 || r.header.Get("Set-Cookie") != "" {
-		t.Errorf("a wrong token: %d, cookie %q", r.status, r.header.Get("Set-Cookie"))
+	if r := ts.form(t, "/desk/login", url.Values{"t": {ltok}, "token": {"wrong"}}); r.status != 401 || r.header.Get("Set-Cookie") != "" || r.header.Get("Retry-After") != "1" {
+		t.Errorf("a wrong token: %d, cookie %q, Retry-After %q", r.status, r.header.Get("Set-Cookie"), r.header.Get("Retry-After"))
 	}
+	// Right after a wrong token, even the right one is refused unread.
+	if r := ts.form(t, "/desk/login", url.Values{"t": {ltok}, "token": {testToken}}); r.status != 429 || r.header.Get("Set-Cookie") != "" || !strings.Contains(string(r.body), "초 뒤에 다시 해 보세요") {
+		t.Errorf("a sign-in during the backoff: %d, cookie %q", r.status, r.header.Get("Set-Cookie"))
+	}
+	time.Sleep(1100 * time.Millisecond)
 	if r := ts.form(t, "/desk/login", url.Values{"t": {ltok}, "token": {testToken}}, "Origin", "https://evil.example"); r.status != 403 || r.header.Get("Set-Cookie") != "" {
 		t.Errorf("a cross-site sign-in: %d", r.status)
 	}
@@ -213,8 +237,8 @@ func TestDesk(t *testing.T) {
 	}
 	sess := strings.SplitN(cookie, ";", 2)[0]
 	// A session cookie with its expiry moved is refused.
-	exp, sig, _ := strings.Cut(strings.TrimPrefix(sess, "il_desk="), ".")
-	if r := ts.getNoFollow(t, "/desk", "Cookie", "il_desk="+exp+"9."+sig); r.status != 303 {
+	exp, rest, _ := strings.Cut(strings.TrimPrefix(sess, "il_desk="), ".")
+	if r := ts.getNoFollow(t, "/desk", "Cookie", "il_desk="+exp+"9."+rest); r.status != 303 {
 		t.Errorf("a session with a changed expiry opens the desk: %d", r.status)
 	}
 	desk := ts.get(t, "/desk", "Cookie", sess)
@@ -270,10 +294,26 @@ func TestDesk(t *testing.T) {
 	if strings.Contains(string(ts.get(t, "/desk", "Cookie", sess).body), `action="/desk/cases/`+unrev+`/review"`) {
 		t.Error("a reviewed case is still listed as unreviewed")
 	}
-	// Sign out clears the cookie.
+	// A second session, signed in beside the first, outlives its sign-out.
+	ltok = formToken(t, ts.get(t, "/desk/login"))
+	other := strings.SplitN(ts.form(t, "/desk/login", url.Values{"t": {ltok}, "token": {testToken}}).header.Get("Set-Cookie"), ";", 2)[0]
+	if other == sess || other == "" {
+		t.Fatalf("a second sign-in gave the session %q (the first: %q)", other, sess)
+	}
+	// Sign out clears the cookie and ends the session on the server: a
+	// copy of the cookie no longer opens the desk.
 	r = ts.form(t, "/desk/logout", url.Values{"t": {dtok}}, "Cookie", sess)
 	if r.status != 303 || !strings.Contains(r.header.Get("Set-Cookie"), "Max-Age=0") {
 		t.Errorf("sign-out: %d %q", r.status, r.header.Get("Set-Cookie"))
+	}
+	if r := ts.getNoFollow(t, "/desk", "Cookie", sess); r.status != 303 || r.header.Get("Location") != "/desk/login" {
+		t.Errorf("the cookie of a signed-out session still opens the desk: %d", r.status)
+	}
+	if r := ts.form(t, "/desk/corrections/"+ids[1][1], url.Values{"t": {dtok}, "action": {"dismiss"}}, "Cookie", sess); r.status != 403 {
+		t.Errorf("a signed-out session still closes a correction: %d", r.status)
+	}
+	if r := ts.getNoFollow(t, "/desk", "Cookie", other); r.status != 200 {
+		t.Errorf("signing one session out ended another: %d", r.status)
 	}
 }
 

@@ -153,7 +153,13 @@ func New(ctx context.Context, cfg Config, st incidentlib.Store, c *corpus.Corpus
 				return err
 			},
 			Allow:   func(r *http.Request) bool { ok, _ := corrections.allow(s.clientAddr(r)); return ok },
+			Client:  s.clientAddr,
 			MinFill: cfg.FormMinFill,
+		}
+		// Forms sent and sessions ended are kept in the store, which
+		// every replica shares.
+		if ks, ok := st.(incidentlib.KeyStore); ok {
+			opts.Desk.Keys = ks
 		}
 	}
 	if s.site, err = web.New(lib, opts); err != nil {

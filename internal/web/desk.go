@@ -8,11 +8,13 @@ import (
 	"crypto/subtle"
 	"encoding/hex"
 	"errors"
+	"net"
 	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -34,6 +36,13 @@ type Desk struct {
 	// MinFill is the least time between showing the form and sending it;
 	// quicker sends are taken for bots. Zero means 3 s.
 	MinFill time.Duration
+	// Keys keeps the keys that may be used once: correction forms sent
+	// and desk sessions signed out. Replicas must share it (the store);
+	// nil keeps them in this process.
+	Keys incidentlib.KeyStore
+	// Client names the client a request comes from, for the sign-in's
+	// backoff; nil takes the connection's peer address.
+	Client func(r *http.Request) string
 	// Now is the clock (tests); nil means time.Now.
 	Now func() time.Time
 }
@@ -54,6 +63,7 @@ var correctionFields = []string{"title", "summary", "timeline", "symptoms", "cau
 type desk struct {
 	Desk
 	secret []byte
+	signIn *backoff
 }
 
 func newDesk(d *Desk) *desk {
@@ -67,6 +77,13 @@ func newDesk(d *Desk) *desk {
 	if k.Now == nil {
 		k.Now = time.Now
 	}
+	if k.Keys == nil {
+		k.Keys = &memKeys{now: k.Now}
+	}
+	if k.Client == nil {
+		k.Client = peerAddr
+	}
+	k.signIn = &backoff{now: k.Now, fails: map[string]*failures{}}
 	// Replicas that share the token share the key, so a form served by one
 	// may be sent to another; without a token the key is this process's own.
 	if k.Token != "" {
@@ -137,10 +154,29 @@ func sameOrigin(r *http.Request, base string) bool {
 	return true
 }
 
-// session: the cookie is "expiry.mac"; only the server can make one.
+// session: the cookie is "expiry.nonce.mac"; only the server can make one,
+// and signing out spends its nonce in Keys, which every replica reads, so
+// a copy of the cookie is worth nothing after.
 func (k *desk) newSession() string {
 	exp := strconv.FormatInt(k.Now().Add(sessionLife).Unix(), 10)
-	return exp + "." + k.mac("session", exp)
+	nonce := make([]byte, 16)
+	rand.Read(nonce)
+	n := hex.EncodeToString(nonce)
+	return exp + "." + n + "." + k.mac("session", exp, n)
+}
+
+// parseSession returns the nonce and expiry of a well-formed, signed
+// session cookie value that has not expired.
+func (k *desk) parseSession(v string) (nonce string, exp time.Time, ok bool) {
+	parts := strings.Split(v, ".")
+	if len(parts) != 3 {
+		return "", time.Time{}, false
+	}
+	n, err := strconv.ParseInt(parts[0], 10, 64)
+	if err != nil || !hmac.Equal([]byte(parts[2]), []byte(k.mac("session", parts[0], parts[1]))) || k.Now().Unix() > n {
+		return "", time.Time{}, false
+	}
+	return parts[1], time.Unix(n, 0), true
 }
 
 func (k *desk) session(r *http.Request) (string, bool) {
@@ -151,12 +187,122 @@ func (k *desk) session(r *http.Request) (string, bool) {
 	if err != nil {
 		return "", false
 	}
-	exp, sig, ok := strings.Cut(c.Value, ".")
-	n, err := strconv.ParseInt(exp, 10, 64)
-	if !ok || err != nil || !hmac.Equal([]byte(sig), []byte(k.mac("session", exp))) || k.Now().Unix() > n {
+	nonce, _, ok := k.parseSession(c.Value)
+	if !ok {
+		return "", false
+	}
+	// A store that cannot answer ends no session and opens none: the desk
+	// is closed until it answers.
+	if ended, err := k.Keys.Spent(r.Context(), "session:"+nonce); err != nil || ended {
 		return "", false
 	}
 	return c.Value, true
+}
+
+// formKey is the key a sent form's token is spent under.
+func formKey(tok string) string {
+	sum := sha256.Sum256([]byte(tok))
+	return "form:" + hex.EncodeToString(sum[:])
+}
+
+// peerAddr is the host part of the connection's peer address.
+func peerAddr(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+// backoff makes a client that gave a wrong token wait before its next try:
+// 1 s after the first, doubling with each, at most maxBackoff. A right
+// token clears the count. Tries while waiting are refused unread.
+type backoff struct {
+	mu    sync.Mutex
+	now   func() time.Time
+	fails map[string]*failures
+}
+
+type failures struct {
+	n     int
+	until time.Time
+}
+
+const maxBackoff = 15 * time.Minute
+
+// wait returns how long the client must still wait, or 0.
+func (b *backoff) wait(client string) time.Duration {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if f := b.fails[client]; f != nil {
+		if d := f.until.Sub(b.now()); d > 0 {
+			return d
+		}
+	}
+	return 0
+}
+
+// failed counts a wrong token and returns the wait it earns.
+func (b *backoff) failed(client string) time.Duration {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	now := b.now()
+	if len(b.fails) > 10000 { // forget clients that stopped long ago
+		for c, f := range b.fails {
+			if now.Sub(f.until) > maxBackoff {
+				delete(b.fails, c)
+			}
+		}
+	}
+	f := b.fails[client]
+	if f == nil {
+		f = &failures{}
+		b.fails[client] = f
+	}
+	f.n++
+	d := min(time.Second<<min(f.n-1, 20), maxBackoff)
+	f.until = now.Add(d)
+	return d
+}
+
+func (b *backoff) succeeded(client string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	delete(b.fails, client)
+}
+
+// memKeys keeps spent keys in this process, for a site without a store
+// that keeps them (one process, tests).
+type memKeys struct {
+	mu   sync.Mutex
+	now  func() time.Time
+	keys map[string]time.Time
+}
+
+func (m *memKeys) Spend(_ context.Context, key string, until time.Time) (bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	now := m.now()
+	if m.keys == nil {
+		m.keys = map[string]time.Time{}
+	}
+	for k, u := range m.keys {
+		if !u.After(now) {
+			delete(m.keys, k)
+		}
+	}
+	if _, ok := m.keys[key]; ok {
+		return false, nil
+	}
+	m.keys[key] = until
+	return true, nil
+}
+
+func (m *memKeys) Spent(_ context.Context, key string) (bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	u, ok := m.keys[key]
+	return ok && u.After(m.now()), nil
 }
 
 // correctionForm is what the reader typed, kept when the form comes back.
@@ -265,6 +411,16 @@ func (s *Site) submitCorrection(w http.ResponseWriter, r *http.Request, lang str
 		w.Header().Set("Retry-After", "600")
 		return again(http.StatusTooManyRequests, T(lang, "correct.rate_limited"))
 	}
+	// A form is sent once: the same token again (a second click, a replay)
+	// keeps nothing more.
+	tok := r.PostForm.Get("t")
+	fresh, err := s.desk.Keys.Spend(r.Context(), formKey(tok), s.desk.Now().Add(formMaxAge-age+time.Minute))
+	if err != nil {
+		return again(http.StatusServiceUnavailable, T(lang, "correct.unavailable"))
+	}
+	if !fresh {
+		return again(http.StatusConflict, T(lang, "correct.already_sent"))
+	}
 	if _, err := s.desk.Corrections.AddCorrection(r.Context(), &incidentlib.Correction{
 		CaseID: c.ID, Field: f.Field, What: f.What, Source: f.Source, Contact: f.Contact, Lang: lang,
 	}); err != nil {
@@ -337,9 +493,18 @@ func (s *Site) deskSignIn(w http.ResponseWriter, r *http.Request, lang string) e
 	if _, err := s.desk.checkForm(r.PostForm.Get("t"), "login"); err != nil {
 		return fail(http.StatusForbidden, T(lang, "correct.bad_token"))
 	}
+	client := s.desk.Client(r)
+	if d := s.desk.signIn.wait(client); d > 0 {
+		secs := int((d + time.Second - 1) / time.Second)
+		w.Header().Set("Retry-After", strconv.Itoa(secs))
+		return fail(http.StatusTooManyRequests, Tf(lang, "desk.slow_down", secs))
+	}
 	if subtle.ConstantTimeCompare([]byte(r.PostForm.Get("token")), []byte(s.desk.Token)) != 1 {
+		d := s.desk.signIn.failed(client)
+		w.Header().Set("Retry-After", strconv.Itoa(int((d+time.Second-1)/time.Second)))
 		return fail(http.StatusUnauthorized, T(lang, "desk.wrong_token"))
 	}
+	s.desk.signIn.succeeded(client)
 	http.SetCookie(w, &http.Cookie{Name: deskCookie, Value: s.desk.newSession(), Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode,
 		Secure: r.TLS != nil || strings.HasPrefix(s.base, "https://"), MaxAge: int(sessionLife / time.Second)})
 	http.Redirect(w, r, langPrefix[lang]+"/desk", http.StatusSeeOther)
@@ -347,6 +512,15 @@ func (s *Site) deskSignIn(w http.ResponseWriter, r *http.Request, lang string) e
 }
 
 func (s *Site) deskSignOut(w http.ResponseWriter, r *http.Request, lang string) error {
+	// The session ends on the server, for every replica, not only in this
+	// browser.
+	if c, err := r.Cookie(deskCookie); err == nil {
+		if nonce, exp, ok := s.desk.parseSession(c.Value); ok {
+			if _, err := s.desk.Keys.Spend(r.Context(), "session:"+nonce, exp.Add(time.Minute)); err != nil {
+				return err
+			}
+		}
+	}
 	http.SetCookie(w, &http.Cookie{Name: deskCookie, Value: "", Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode, MaxAge: -1,
 		Secure: r.TLS != nil || strings.HasPrefix(s.base, "https://")})
 	http.Redirect(w, r, langPrefix[lang]+"/desk/login", http.StatusSeeOther)

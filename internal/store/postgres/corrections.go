@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -78,4 +79,27 @@ func (s *Store) CloseCorrection(ctx context.Context, id int64, status, note stri
 		return unavailable(err)
 	}
 	return nil
+}
+
+// Spend marks key spent until the time given, unless it is already spent;
+// the key's row is the lock, so of two replicas at once one wins. Keys
+// that have run out are removed on the way.
+func (s *Store) Spend(ctx context.Context, key string, until time.Time) (bool, error) {
+	if _, err := s.pool.Exec(ctx, `DELETE FROM spent_keys WHERE until <= now()`); err != nil {
+		return false, unavailable(err)
+	}
+	tag, err := s.pool.Exec(ctx, `INSERT INTO spent_keys (key, until) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING`, key, until)
+	if err != nil {
+		return false, unavailable(err)
+	}
+	return tag.RowsAffected() == 1, nil
+}
+
+// Spent reports whether key is spent and has not run out.
+func (s *Store) Spent(ctx context.Context, key string) (bool, error) {
+	var spent bool
+	if err := s.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM spent_keys WHERE key = $1 AND until > now())`, key).Scan(&spent); err != nil {
+		return false, unavailable(err)
+	}
+	return spent, nil
 }

@@ -86,3 +86,31 @@ func (s *Store) CloseCorrection(ctx context.Context, id int64, status, note stri
 	}
 	return nil
 }
+
+// Spend marks key spent until the time given, unless it is already spent.
+// Keys that have run out are removed on the way.
+func (s *Store) Spend(ctx context.Context, key string, until time.Time) (bool, error) {
+	now := s.now().UTC().Format(stamp)
+	if _, err := s.db.ExecContext(ctx, `DELETE FROM spent_keys WHERE until <= ?`, now); err != nil {
+		return false, unavailable(err)
+	}
+	res, err := s.db.ExecContext(ctx, `INSERT INTO spent_keys (key, until) VALUES (?, ?) ON CONFLICT (key) DO NOTHING`, key, until.UTC().Format(stamp))
+	if err != nil {
+		return false, unavailable(err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, unavailable(err)
+	}
+	return n == 1, nil
+}
+
+// Spent reports whether key is spent and has not run out.
+func (s *Store) Spent(ctx context.Context, key string) (bool, error) {
+	var n int
+	err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM spent_keys WHERE key = ? AND until > ?`, key, s.now().UTC().Format(stamp)).Scan(&n)
+	if err != nil {
+		return false, unavailable(err)
+	}
+	return n > 0, nil
+}

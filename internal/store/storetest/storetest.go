@@ -9,7 +9,9 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -37,6 +39,64 @@ func clone(c *incidentlib.Case) *incidentlib.Case {
 // Run runs the suite.
 func Run(t *testing.T, open Opener) {
 	ctx := context.Background()
+	t.Run("spent_keys", func(t *testing.T) {
+		st, reopen := open(t)
+		ks, ok := st.(incidentlib.KeyStore)
+		if !ok {
+			t.Fatalf("%T keeps no keys that may be used once (incidentlib.KeyStore)", st)
+		}
+		later := time.Now().Add(time.Hour)
+		if spent, err := ks.Spent(ctx, "form:a"); err != nil || spent {
+			t.Fatalf("a key never spent reads spent=%v, %v", spent, err)
+		}
+		if ok, err := ks.Spend(ctx, "form:a", later); err != nil || !ok {
+			t.Fatalf("spending a new key: %v, %v", ok, err)
+		}
+		if ok, err := ks.Spend(ctx, "form:a", later); err != nil || ok {
+			t.Fatalf("spending a key twice: the second gave %v, %v", ok, err)
+		}
+		if spent, err := ks.Spent(ctx, "form:a"); err != nil || !spent {
+			t.Fatalf("a spent key reads spent=%v, %v", spent, err)
+		}
+		if spent, _ := ks.Spent(ctx, "form:b"); spent {
+			t.Fatal("another key reads spent")
+		}
+		// A key that has run out is free again.
+		if ok, err := ks.Spend(ctx, "session:x", time.Now().Add(-time.Second)); err != nil || !ok {
+			t.Fatalf("spending a key that runs out at once: %v, %v", ok, err)
+		}
+		if spent, _ := ks.Spent(ctx, "session:x"); spent {
+			t.Error("a key that has run out reads spent")
+		}
+		if ok, err := ks.Spend(ctx, "session:x", later); err != nil || !ok {
+			t.Errorf("a key that has run out cannot be spent again: %v, %v", ok, err)
+		}
+		// Of many spending one key at once, one wins.
+		var wg sync.WaitGroup
+		var wins atomic.Int32
+		for i := 0; i < 8; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if ok, err := ks.Spend(ctx, "form:race", later); err == nil && ok {
+					wins.Add(1)
+				} else if err != nil {
+					t.Error(err)
+				}
+			}()
+		}
+		wg.Wait()
+		if n := wins.Load(); n != 1 {
+			t.Errorf("%d of 8 spending one key at once won, want 1", n)
+		}
+		// Kept across a restart.
+		st.Close()
+		st = reopen()
+		defer st.Close()
+		if spent, err := st.(incidentlib.KeyStore).Spent(ctx, "form:a"); err != nil || !spent {
+			t.Errorf("after reopening, a spent key reads spent=%v, %v", spent, err)
+		}
+	})
 	t.Run("corrections", func(t *testing.T) {
 		st, reopen := open(t)
 		cs, ok := st.(incidentlib.CorrectionStore)
