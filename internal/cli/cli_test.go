@@ -258,13 +258,13 @@ func TestImportIntoDatabase(t *testing.T) {
 		t.Fatal(err)
 	}
 	var good, bad strings.Builder
-	for i := 0; i < 300; i++ {
+	for i := 0; i < 40; i++ {
 		c["id"] = fmt.Sprintf("IL-%d", 20000+i)
 		c["related"] = []string{"IL-0049"}
 		b, _ := json.Marshal(c)
 		good.Write(b)
 		good.WriteByte('\n')
-		if i == 150 {
+		if i == 20 {
 			c["related"] = []string{"IL-99999"}
 			b, _ = json.Marshal(c)
 		}
@@ -272,7 +272,7 @@ func TestImportIntoDatabase(t *testing.T) {
 		bad.WriteByte('\n')
 	}
 	code, out, _ := run(t, bad.String(), "import", "--db", db, "-")
-	if code != 1 || !strings.Contains(out, "stdin:151: case IL-20150: related case IL-99999 does not exist") || !strings.Contains(out, "nothing written: 1 problems") {
+	if code != 1 || !strings.Contains(out, "stdin:21: case IL-20020: related case IL-99999 does not exist") || !strings.Contains(out, "nothing written: 1 problems") {
 		t.Fatalf("import with one bad case: exit %d\n%s", code, out)
 	}
 	count := func() int {
@@ -297,11 +297,11 @@ func TestImportIntoDatabase(t *testing.T) {
 		t.Fatalf("%d cases of a refused import are in the database", n)
 	}
 	code, out, errs = run(t, good.String(), "import", "--db", db, "-")
-	if code != 0 || !strings.Contains(out, "300 cases loaded into sqlite:"+db+" (300 new, 0 replaced)") {
+	if code != 0 || !strings.Contains(out, "40 cases loaded into sqlite:"+db+" (40 new, 0 replaced)") {
 		t.Fatalf("import: exit %d\n%s%s", code, out, errs)
 	}
-	if n := count(); n != 300 {
-		t.Fatalf("%d of 300 loaded cases are in the database", n)
+	if n := count(); n != 40 {
+		t.Fatalf("%d of 40 loaded cases are in the database", n)
 	}
 	if code, _, errs := run(t, "", "import", "--db", db, "--database-url", "postgres://x", "-"); code != 2 || !strings.Contains(errs, "not both") {
 		t.Errorf("--db with --database-url: exit %d %s", code, errs)
