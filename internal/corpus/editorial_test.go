@@ -72,7 +72,7 @@ func TestEditorialBrokenFiles(t *testing.T) {
 		{"hedge_en", map[string][2]string{"cases/IL-9001.yaml": {", apparently caused by a deploy", ""}},
 			[]string{`cases/IL-9001.yaml:13: title.en hedges with "apparently"`}},
 		{"hedge_ko", map[string][2]string{"cases/IL-9001.yaml": {"원인이었던 것으로 보인다.", "원인이었다."}},
-			[]string{`cases/IL-9001.yaml:32: detection.ko hedges with "것으로 보인"`}},
+			[]string{`cases/IL-9001.yaml:32: detection.ko hedges with "것으로 보인다"`}},
 		{"site_source", map[string][2]string{"cases/IL-9001.yaml": {"postmortems.app/postmortem/1234", "example.com/postmortem"}},
 			[]string{`cases/IL-9001.yaml:49: sources[0].url names postmortems.app, an AI-summary site`}},
 		{"site_docs", map[string][2]string{"cases/IL-9001.yaml": {"https://www.failysis.com/incidents/example", ""}},
@@ -189,6 +189,21 @@ func TestPendingEditorialStillFail(t *testing.T) {
 			if !found {
 				t.Errorf("%s passes the %s check; remove it from pendingEditorial[%q]", id, check, check)
 			}
+		}
+	}
+}
+
+// TestHedgeWords: the evidential hedges are refused, the words by which a
+// write-up states its own doubt, or what people saw at the time, are not.
+func TestHedgeWords(t *testing.T) {
+	for s, want := range map[string]bool{
+		"The rebuild was apparently under way.": true, "Reportedly the link failed.": true, "presumably meant to": true,
+		"The root cause was likely a bad DIMM.": false, "The deploy appeared to succeed.": false, "It seemed to work.": false,
+		"재구축이 진행 중이었던 것으로 보인다.": true, "로그인한 것으로 보이며, 토큰을 만들었다.": true, "원인인 듯 하다": false, "로그인한 것으로 보이고": true,
+		"가장 그럴듯한 설명이다.": false, "정상으로 보였다.": false, "사라지는 듯하다가 다시 나타났다.": false, "가능성이 크다.": false,
+	} {
+		if got := hedgeEN.MatchString(s) || hedgeKO.MatchString(s); got != want {
+			t.Errorf("hedge(%q) = %v, want %v", s, got, want)
 		}
 	}
 }
