@@ -223,6 +223,8 @@ file holding it.`,
 	f.BoolVar(&cfg.AccessLog, "access-log", false, "log every request (errors are always logged)")
 	f.BoolVar(&cfg.MCPJSON, "mcp-json", false, "answer MCP calls with application/json rather than an event stream")
 	f.DurationVar(&cfg.DrainFor, "drain", cfg.DrainFor, "on SIGTERM, keep serving this long with /readyz failing before closing the listener")
+	f.IntVar(&cfg.MCPConcurrency, "mcp-slots", 0, "MCP calls served at once; more wait a moment, then get 503 (0: 4 per CPU)")
+	f.IntVar(&cfg.MCPPerClient, "mcp-per-client", 0, "MCP calls one client may have in flight at once; more get 429 (0: a quarter of --mcp-slots, at least 2)")
 	f.StringSliceVar(&trusted, "trusted-proxy", nil, "address or CIDR network of a reverse proxy whose X-Forwarded-For names the client (repeatable; default: none, the peer is the client)")
 	f.DurationVar(&cfg.ShutdownFor, "shutdown-timeout", cfg.ShutdownFor, "how long requests in flight may take to finish on SIGTERM")
 	return cmd

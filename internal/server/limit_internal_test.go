@@ -26,7 +26,7 @@ func TestLimitConcurrency(t *testing.T) {
 		started.Done()
 		<-release
 		w.WriteHeader(http.StatusNoContent)
-	}), 2, 0, eachItsOwnClient())
+	}), 2, 0, 0, eachItsOwnClient())
 	var done sync.WaitGroup
 	for i := 0; i < 2; i++ {
 		started.Add(1)
@@ -78,7 +78,7 @@ func TestOneClientTakesOnlyItsShare(t *testing.T) {
 			<-release
 		}
 		w.WriteHeader(http.StatusNoContent)
-	}), 8, 0, func(r *http.Request) string { return clientOf(r, nil) })
+	}), 8, 0, 0, func(r *http.Request) string { return clientOf(r, nil) })
 	from := func(addr string, hold bool) *http.Request {
 		r := httptest.NewRequest("POST", "/mcp", strings.NewReader("{}"))
 		r.RemoteAddr = addr + ":40000"
@@ -114,6 +114,31 @@ func TestOneClientTakesOnlyItsShare(t *testing.T) {
 	if rec.Code != http.StatusNoContent {
 		t.Errorf("the first client once its calls finished: %d %s", rec.Code, rec.Body)
 	}
+	// A share set by hand: 3 of 8.
+	release = make(chan struct{})
+	h = limitConcurrency(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-Hold") != "" {
+			started.Done()
+			<-release
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}), 8, 3, 0, func(r *http.Request) string { return clientOf(r, nil) })
+	for i := 0; i < 3; i++ {
+		started.Add(1)
+		done.Add(1)
+		go func() {
+			defer done.Done()
+			h.ServeHTTP(httptest.NewRecorder(), from("192.0.2.7", true))
+		}()
+	}
+	started.Wait()
+	rec = httptest.NewRecorder()
+	h.ServeHTTP(rec, from("192.0.2.7", false))
+	if rec.Code != http.StatusTooManyRequests || !strings.Contains(rec.Body.String(), "already has 3 MCP calls") {
+		t.Errorf("a fourth call with a share of 3: %d %s", rec.Code, rec.Body)
+	}
+	close(release)
+	done.Wait()
 }
 
 // TestSlowBodiesTakeNoSlot: clients that send their bodies a byte at a
@@ -126,7 +151,7 @@ func TestSlowBodiesTakeNoSlot(t *testing.T) {
 			t.Errorf("the handler could not read the body read for it: %v", err)
 		}
 		fmt.Fprintf(w, "read %d bytes", len(b))
-	}), 2, 1500*time.Millisecond, func(r *http.Request) string { return clientOf(r, nil) })
+	}), 2, 0, 1500*time.Millisecond, func(r *http.Request) string { return clientOf(r, nil) })
 	ts := httptest.NewServer(h)
 	defer ts.Close()
 	var slow []net.Conn

@@ -353,7 +353,8 @@ func slogLevel(s string) (slog.Level, error) {
 const mcpBodyLimit = 1 << 20
 
 // limitConcurrency serves at most n requests of h at once (0: 4 per CPU),
-// and at most a share of them (a quarter, at least 2) for one client.
+// and at most perClient of them for one client (0: a quarter of n, at
+// least 2; never more than n).
 //
 // A request's body is read in full, within bodyFor (0: 10 s) and up to
 // mcpBodyLimit, before the request takes a slot: a client that sends its
@@ -362,14 +363,18 @@ const mcpBodyLimit = 1 << 20
 // gets 503; both with Retry-After and a JSON-RPC error that names the
 // limit, so that a burst of large MCP calls cannot take all the memory and
 // one client cannot take every slot.
-func limitConcurrency(h http.Handler, n int, bodyFor time.Duration, client func(*http.Request) string) http.Handler {
+func limitConcurrency(h http.Handler, n, perClient int, bodyFor time.Duration, client func(*http.Request) string) http.Handler {
 	if n <= 0 {
 		n = 4 * runtime.GOMAXPROCS(0)
 	}
 	if bodyFor <= 0 {
 		bodyFor = 10 * time.Second
 	}
-	share := min(max(2, n/4), n)
+	share := perClient
+	if share <= 0 {
+		share = max(2, n/4)
+	}
+	share = min(share, n)
 	slots := make(chan struct{}, n)
 	var mu sync.Mutex
 	held := map[string]int{}

@@ -58,6 +58,10 @@ type Config struct {
 	// MCPConcurrency bounds the MCP calls served at once; more get a
 	// JSON-RPC "busy" error with 503. 0 means 4 per CPU.
 	MCPConcurrency int
+	// MCPPerClient bounds the MCP calls one client may have in flight
+	// at once; more get 429. 0 means a quarter of MCPConcurrency, at least
+	// 2; at most MCPConcurrency.
+	MCPPerClient int
 	// BodyFor bounds how long an MCP request's body may take to arrive;
 	// it is read before the request takes one of the MCPConcurrency slots.
 	// 0 means 10 s.
@@ -180,7 +184,7 @@ func (s *Server) Handler() http.Handler {
 func (s *Server) buildHandler() http.Handler {
 	mux := http.NewServeMux()
 	s.api.Install(mux)
-	mux.Handle("/mcp", limitConcurrency(s.mcp.Handler(s.cfg.MCPJSON), s.cfg.MCPConcurrency, s.cfg.BodyFor, s.clientAddr))
+	mux.Handle("/mcp", limitConcurrency(s.mcp.Handler(s.cfg.MCPJSON), s.cfg.MCPConcurrency, s.cfg.MCPPerClient, s.cfg.BodyFor, s.clientAddr))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		api.WriteJSON(w, r, http.StatusOK, map[string]any{"status": "ok", "version": Version})
 	})

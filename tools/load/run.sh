@@ -25,7 +25,7 @@ freeport() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0
 port=$(freeport)
 cport=$(freeport)
 # shellcheck disable=SC2086
-"$tmp/incidentlib" serve --addr "127.0.0.1:$port" --db "$tmp/load.db" --rate-limit 0 ${SERVE_FLAGS:-} 2>"$tmp/serve.log" &
+"$tmp/incidentlib" serve --addr "127.0.0.1:$port" --db "$tmp/load.db" --rate-limit 0 --mcp-per-client 1000 ${SERVE_FLAGS:-} 2>"$tmp/serve.log" &
 pid=$!
 pids+=("$pid")
 "$tmp/ceiling" -addr "127.0.0.1:$cport" 2>"$tmp/ceiling.log" &
