@@ -309,8 +309,13 @@ func (c *cappedBuffer) Write(p []byte) (int, error) {
 
 // fileState is what one file gave.
 type fileState struct {
-	objects  int
-	emitted  map[int]bool
+	objects int
+	// emitted holds the objects passed on, by place: a line and the
+	// object's rank among those that start on it (a compact JSON List puts
+	// every item on one line). onLine counts the objects of the pass under
+	// way by line, so that a second pass finds the first one's again.
+	emitted  map[objectPlace]bool
+	onLine   map[int]int
 	problems []Problem
 	// src holds the Source comments of the pass under way.
 	src *sourceComments
@@ -320,15 +325,17 @@ type fileState struct {
 // (reopen) document by document, keeping what the first pass emitted.
 func (r *Reader) readStream(name string, in io.Reader, reopen func() (io.ReadCloser, error), fn func(Doc) error) error {
 	r.Files++
-	st := &fileState{emitted: map[int]bool{}, src: &sourceComments{}}
+	st := &fileState{emitted: map[objectPlace]bool{}, onLine: map[int]int{}, src: &sourceComments{}}
 	emit := func(d Doc) error {
-		if st.emitted[d.Line] {
+		at := objectPlace{d.Line, st.onLine[d.Line]}
+		st.onLine[d.Line]++
+		if st.emitted[at] {
 			return nil
 		}
 		if d.Template == "" {
 			d.Template = st.src.at(d.Line)
 		}
-		st.emitted[d.Line] = true
+		st.emitted[at] = true
 		st.objects++
 		r.Objects++
 		if err := fn(d); err != nil {
@@ -357,7 +364,7 @@ func (r *Reader) readStream(name string, in io.Reader, reopen func() (io.ReadClo
 		if !errors.As(err, &me) {
 			me = &Error{File: name, Msg: err.Error()}
 		}
-		if isJSON {
+		if isJSON && !errors.As(err, new(fromYAML)) {
 			st.problems = append(st.problems, problemOf(me, nil, "the rest of the file was not read"))
 		} else if err := r.reread(name, me, reopen, st, emit); err != nil {
 			return err
@@ -384,6 +391,10 @@ func (r *Reader) readStream(name string, in io.Reader, reopen func() (io.ReadClo
 	}
 	return nil
 }
+
+// objectPlace is where an object starts: its line, and how many objects
+// started on that line before it.
+type objectPlace struct{ line, rank int }
 
 // sourceComments watches the lines of a file go by for Helm's "# Source:
 // TEMPLATE" comments, so that each object can name the template that
@@ -461,6 +472,7 @@ func (r *Reader) reread(name string, first *Error, reopen func() (io.ReadCloser,
 	}
 	defer rc.Close()
 	st.src = &sourceComments{}
+	clear(st.onLine)
 	var found []Problem
 	ferr := splitDocs(io.TeeReader(rc, st.src), func(start int, text []byte) error {
 		if len(text) > maxReread {

@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -159,7 +160,22 @@ func (s *jscan) invalid(b []byte, off, line int, serr error) error {
 }
 
 func readJSON(name string, r io.Reader, want Want, fn func(Doc) error) error {
-	s := &jscan{r: r, name: name, line: 1}
+	return (&jscan{r: r, name: name, line: 1}).read(want, fn)
+}
+
+// readJSONBytes is readJSON on b, which it reads in place (a reader's
+// buffer would be allocated, and cleared, for every document).
+func readJSONBytes(name string, b []byte, want Want, fn func(Doc) error) error {
+	return bytesScan(name, b, 1).read(want, fn)
+}
+
+// bytesScan scans b, whose first line is line, in place.
+func bytesScan(name string, b []byte, line int) *jscan {
+	return &jscan{name: name, line: line, buf: b, eof: true}
+}
+
+func (s *jscan) read(want Want, fn func(Doc) error) error {
+	name := s.name
 	for {
 		c, err := s.peek()
 		if err == io.EOF {
@@ -167,6 +183,19 @@ func readJSON(name string, r io.Reader, want Want, fn func(Doc) error) error {
 		}
 		if err != nil {
 			return s.errf(s.line, "%v", err)
+		}
+		if (c == '-' || c == '#' || c == '.') && s.yamlNext() {
+			// JSON documents in a YAML stream ("---" between them, or a
+			// comment): the YAML reader reads the rest, and reads the
+			// JSON documents in it as JSON.
+			var rest io.Reader = bytes.NewReader(bytes.Clone(s.buf[s.pos:]))
+			if !s.eof && s.rerr == nil && s.r != nil {
+				rest = io.MultiReader(rest, s.r)
+			}
+			if err := readYAMLFrom(name, bufio.NewReaderSize(rest, 64<<10), s.line-1, want, fn); err != nil {
+				return fromYAML{err}
+			}
+			return nil
 		}
 		switch c {
 		case '[':
@@ -182,6 +211,31 @@ func readJSON(name string, r io.Reader, want Want, fn func(Doc) error) error {
 			return s.errf(s.line, "expected a JSON object, found %q", c)
 		}
 	}
+}
+
+// fromYAML marks an error in the YAML part of a stream that began with
+// JSON: the stream can be read again document by document.
+type fromYAML struct{ err error }
+
+func (f fromYAML) Error() string { return f.err.Error() }
+func (f fromYAML) Unwrap() error { return f.err }
+
+// yamlNext says that the unread input, at a top-level position between
+// JSON values, starts a line with a YAML document marker ("---" or
+// "...") or a comment.
+func (s *jscan) yamlNext() bool {
+	if len(s.buf)-s.pos < 4 {
+		s.fill(4)
+	}
+	b := s.buf[s.pos:]
+	if len(b) > 0 && b[0] == '#' {
+		return true
+	}
+	l := b
+	if i := bytes.IndexByte(l, '\n'); i >= 0 {
+		l = l[:i]
+	}
+	return isDocSeparator(trimEOL(l))
 }
 
 // items reads the elements of an array (after its '[') as objects.
@@ -309,6 +363,10 @@ func jsonItem(name string, line int, it []byte, want Want, fn func(Doc) error) e
 	h, err := itemHeader(it)
 	if err != nil {
 		return &Error{File: name, Line: line, Msg: "list item must be an object"}
+	}
+	if isList(h.Kind) {
+		// A List in a List: its items are read as the outer List's.
+		return bytesScan(name, it, line).topObject(want, fn)
 	}
 	return emit(name, line, h, func() ([]byte, error) { return append([]byte(nil), it...), nil }, want, fn)
 }

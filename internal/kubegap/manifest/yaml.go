@@ -22,8 +22,14 @@ import (
 // yaml` dump of a large cluster is hundreds of megabytes, mostly objects no
 // check reads. An item whose kind no check wants is never parsed; every
 // other document and item is parsed by the YAML library.
-func readYAML(name string, r *bufio.Reader, want Want, fn func(Doc) error) (err error) {
-	y := &yamlStream{name: name, want: want, fn: fn}
+func readYAML(name string, r *bufio.Reader, want Want, fn func(Doc) error) error {
+	return readYAMLFrom(name, r, 0, want, fn)
+}
+
+// readYAMLFrom is readYAML on the rest of a stream, after its first lines
+// lines.
+func readYAMLFrom(name string, r *bufio.Reader, lines int, want Want, fn func(Doc) error) (err error) {
+	y := &yamlStream{name: name, want: want, fn: fn, line: lines}
 	defer func() {
 		// Let the parsers finish what they hold, then stop them.
 		for _, p := range y.pending {
@@ -359,6 +365,13 @@ func (y *yamlStream) submit(text []byte, start int, item bool) error {
 		y.pending = append(y.pending, out)
 		return y.drain(false)
 	}
+	if !item {
+		if at, ok := jsonStart(text); ok {
+			if done, err := y.submitJSON(text, at, start); done {
+				return err
+			}
+		}
+	}
 	if item {
 		text = dedentItem(text)
 	} else {
@@ -371,6 +384,63 @@ func (y *yamlStream) submit(text []byte, start int, item bool) error {
 	y.jobs <- itemJob{text: text, start: start, item: item, out: out}
 	y.pending = append(y.pending, out)
 	return y.drain(false)
+}
+
+// submitJSON reads a document written as JSON (its value starts at
+// text[at]) as the JSON reader reads a file: in one pass that validates it
+// and copies only the objects wanted, where the YAML library would build a
+// node for every value. Like a YAML document, one whose kind no check
+// wants is passed on from its header alone. done is false when the text is
+// not JSON after all (a YAML flow mapping such as {a: 1}, or a broken
+// document): the YAML parser then reads it, and names any error as YAML.
+func (y *yamlStream) submitJSON(text []byte, at, start int) (done bool, err error) {
+	line := start + bytes.Count(text[:at], []byte{'\n'})
+	var res itemResult
+	if h, ok := peekHeader(text[at:]); ok && !isList(h.Kind) && !y.want(h.APIVersion, h.Kind) {
+		res.docs = []Doc{{APIVersion: h.APIVersion, Kind: h.Kind, File: y.name, Line: line}}
+	} else {
+		err := readJSONBytes(y.name, text[at:], y.want, func(d Doc) error {
+			d.Line += line - 1
+			res.docs = append(res.docs, d)
+			return nil
+		})
+		if err != nil {
+			return false, nil
+		}
+	}
+	if len(y.pending) == 0 {
+		for _, d := range res.docs {
+			if err := y.fn(d); err != nil {
+				return true, err
+			}
+		}
+		return true, nil
+	}
+	out := make(chan itemResult, 1)
+	out <- res
+	y.pending = append(y.pending, out)
+	return true, y.drain(false)
+}
+
+// jsonStart finds where a document's text starts a JSON object: its first
+// line that is not "---", blank or a comment starts with "{".
+func jsonStart(text []byte) (at int, ok bool) {
+	i := 0
+	for i < len(text) {
+		j := bytes.IndexByte(text[i:], '\n')
+		end := len(text)
+		if j >= 0 {
+			end = i + j
+		}
+		l := trimEOL(text[i:end])
+		t := bytes.TrimLeft(l, " \t")
+		if len(t) == 0 || t[0] == '#' || (i == 0 && isDocSeparator(l) && plainStart(text)) {
+			i = end + 1
+			continue
+		}
+		return i + len(l) - len(t), t[0] == '{'
+	}
+	return 0, false
 }
 
 // endDoc ends a document. One whose List items were streamed is checked
@@ -588,14 +658,8 @@ func decodeDocs(name string, text []byte, off int, streamed bool, gap lineGap, w
 				if items.Kind != yaml.SequenceNode {
 					return &Error{File: name, Line: items.Line + off, Msg: "items of a " + h.Kind + " must be a list of objects"}
 				}
-				for _, it := range items.Content {
-					if it.Kind != yaml.MappingNode {
-						return &Error{File: name, Line: it.Line + off, Msg: fmt.Sprintf("list item must be an object, found %s", describe(it))}
-					}
-					it := it
-					if err := emit(name, it.Line+off, yamlHeader(it), func() ([]byte, error) { return nodeJSON(it) }, want, fn); err != nil {
-						return err
-					}
+				if err := emitItems(name, off, h.Kind, items, 0, want, fn); err != nil {
+					return err
 				}
 				continue
 			}
@@ -604,6 +668,38 @@ func decodeDocs(name string, text []byte, off int, streamed bool, gap lineGap, w
 			return err
 		}
 	}
+}
+
+// emitItems emits the items of a List; the items of a List among them
+// are emitted in its place.
+func emitItems(name string, off int, kind string, items *yaml.Node, depth int, want Want, fn func(Doc) error) error {
+	if items.Kind == yaml.ScalarNode && items.Tag == "!!null" {
+		return nil
+	}
+	if items.Kind != yaml.SequenceNode {
+		return &Error{File: name, Line: items.Line + off, Msg: "items of a " + kind + " must be a list of objects"}
+	}
+	if depth > MaxDepth {
+		return &Error{File: name, Line: items.Line + off, Msg: "Lists nested too deeply"}
+	}
+	for _, it := range items.Content {
+		if it.Kind != yaml.MappingNode {
+			return &Error{File: name, Line: it.Line + off, Msg: fmt.Sprintf("list item must be an object, found %s", describe(it))}
+		}
+		h := yamlHeader(it)
+		if isList(h.Kind) {
+			if inner := mapValue(it, "items"); inner != nil {
+				if err := emitItems(name, off, h.Kind, inner, depth+1, want, fn); err != nil {
+					return err
+				}
+				continue
+			}
+		}
+		if err := emit(name, it.Line+off, h, func() ([]byte, error) { return nodeJSON(it) }, want, fn); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 var yamlLineRE = regexp.MustCompile(`^yaml: (?:line (\d+): )?(.*)$`)
