@@ -91,6 +91,7 @@ func TestEditorialBrokenFiles(t *testing.T) {
 	for _, tt := range tests {
 		dirs[tt.dir] = true
 		t.Run(tt.dir, func(t *testing.T) {
+			t.Parallel()
 			broken := loadEditorial(t, tt.dir, nil)
 			mended := loadEditorial(t, tt.dir, tt.fix)
 			var got []string
