@@ -5,8 +5,12 @@
 package incidentlib
 
 import (
+	"bytes"
 	"embed"
+	"encoding/json"
+	"fmt"
 	"io/fs"
+	"strings"
 )
 
 //go:embed vocab.yaml cases
@@ -41,11 +45,63 @@ type Item struct {
 	Text Text `json:"text" yaml:"text" il:"required"`
 }
 
-// Impact says what the incident affected, as the write-up states it.
+// Impact says what the incident affected, as the write-up states it, in
+// both languages. A fact the write-up does not give is "unknown" in English
+// and UnknownKO in Korean.
 type Impact struct {
-	Scope  string `json:"scope" yaml:"scope" il:"required"`
-	Users  string `json:"users" yaml:"users" il:"required"`
-	Region string `json:"region" yaml:"region" il:"required"`
+	Scope  Text `json:"scope" yaml:"scope" il:"required"`
+	Users  Text `json:"users" yaml:"users" il:"required"`
+	Region Text `json:"region" yaml:"region" il:"required"`
+}
+
+// UnknownKO is the Korean of "unknown", the value of an impact fact the
+// write-up does not give.
+const UnknownKO = "알 수 없음"
+
+// IsUnknown reports whether s says that the write-up does not give a fact:
+// empty, "unknown" or UnknownKO.
+func IsUnknown(s string) bool {
+	s = strings.TrimSpace(s)
+	return s == "" || strings.EqualFold(s, "unknown") || s == UnknownKO
+}
+
+// UnmarshalJSON reads an impact whose facts are texts ({"en", "ko"}), or
+// plain strings as cases stored before impact had both languages: a plain
+// string is the English text.
+func (im *Impact) UnmarshalJSON(b []byte) error {
+	var raw struct {
+		Scope  json.RawMessage `json:"scope"`
+		Users  json.RawMessage `json:"users"`
+		Region json.RawMessage `json:"region"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&raw); err != nil {
+		return err
+	}
+	var out Impact
+	for _, f := range []struct {
+		name string
+		raw  json.RawMessage
+		t    *Text
+	}{{"scope", raw.Scope, &out.Scope}, {"users", raw.Users, &out.Users}, {"region", raw.Region, &out.Region}} {
+		if len(f.raw) == 0 || string(f.raw) == "null" {
+			continue
+		}
+		if f.raw[0] == '"' {
+			if err := json.Unmarshal(f.raw, &f.t.EN); err != nil {
+				return err
+			}
+			continue
+		}
+		d := json.NewDecoder(bytes.NewReader(f.raw))
+		d.DisallowUnknownFields()
+		if err := d.Decode(f.t); err != nil {
+			return fmt.Errorf("impact.%s: %w (expected {\"en\": \"...\", \"ko\": \"...\"})", f.name, err)
+		}
+	}
+	*im = out
+	return nil
 }
 
 // Timeline holds the durations the write-up gives, as Go duration strings

@@ -263,6 +263,8 @@ func (a *API) listCases(w http.ResponseWriter, r *http.Request) error {
 // oneLanguage returns v as JSON values with every text in lang only: each
 // object whose keys are exactly en and ko keeps the one asked for. It is
 // what ?lang= does on the routes that otherwise answer in both languages.
+// The facts of a case's impact (scope, users, region) become plain strings
+// in lang, as the seed's case gives them.
 func oneLanguage(v any, lang string) (any, error) {
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -276,6 +278,15 @@ func oneLanguage(v any, lang string) (any, error) {
 	walk = func(x any) {
 		switch t := x.(type) {
 		case map[string]any:
+			if im, ok := t["impact"].(map[string]any); ok {
+				for _, k := range []string{"scope", "users", "region"} {
+					if tx, ok := im[k].(map[string]any); ok && len(tx) == 2 {
+						if s, ok := tx[lang].(string); ok {
+							im[k] = s
+						}
+					}
+				}
+			}
 			_, en := t["en"]
 			_, ko := t["ko"]
 			if en && ko && len(t) == 2 {

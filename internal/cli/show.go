@@ -72,11 +72,11 @@ func renderCase(w io.Writer, c *corpus.Corpus, k *incidentlib.Case, lang string)
 		}
 		return strings.Join(ls, ", ")
 	}
-	orUnknown := func(s string) string {
-		if s == "" || strings.EqualFold(s, "unknown") {
-			return t("unknown")
+	orUnknown := func(x incidentlib.Text) string {
+		if s := x.In(lang); !incidentlib.IsUnknown(s) {
+			return s
 		}
-		return s
+		return t("unknown")
 	}
 	dur := func(p *string) string {
 		if p == nil {

@@ -254,6 +254,7 @@ func checkCase(file string, pos positions, c *incidentlib.Case, v *incidentlib.V
 	}
 	probs = append(probs, checkTexts(file, pos, "", reflect.ValueOf(*c))...)
 	probs = append(probs, checkProse(file, pos, c)...)
+	probs = append(probs, checkImpact(file, pos, c)...)
 	probs = append(probs, checkEditorial(file, pos, c)...)
 	return probs
 }

@@ -93,6 +93,9 @@ func TestBrokenFiles(t *testing.T) {
 		{"source_title_unknown", "IL-9001.yaml", 50, []string{`sources[0].title is "unknown"; give the write-up's own title`}},
 		{"source_no_title", "IL-9001.yaml", 49, []string{`missing required field "title" in sources[0]`}},
 		{"alias", "IL-9001.yaml", 12, []string{`title uses a YAML anchor or alias`, `trigger uses a YAML anchor or alias`}},
+		{"impact_no_korean", "IL-9001.yaml", 37, []string{`impact.scope has no Korean text; every text needs both en and ko`}},
+		{"impact_plain_string", "IL-9001.yaml", 37, []string{`impact.scope is the value "a fixture"; expected a mapping with keys en, ko (the impact facts are texts in both languages: write en: and ko: under impact.scope`}},
+		{"impact_unknown_mismatch", "IL-9001.yaml", 38, []string{`impact.users.en is unknown but impact.users.ko is "모든 사용자"; where the write-up does not say, write 알 수 없음 in Korean`}},
 	}
 	seen := map[string]bool{}
 	for _, tt := range tests {

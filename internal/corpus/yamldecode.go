@@ -11,6 +11,8 @@ import (
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/incidentlib/incidentlib"
 )
 
 // Limits on what a case file may hold. A larger file is refused before it is
@@ -284,7 +286,11 @@ func structFields(t reflect.Type) (map[string]fieldInfo, []string) {
 func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string) {
 	fields, names := structFields(v.Type())
 	if n.Kind != yaml.MappingNode {
-		d.fail(path, n.Line, "%s is %s; expected a mapping with keys %s", fieldName(path), describe(n), strings.Join(names, ", "))
+		hint := ""
+		if strings.HasPrefix(path, "impact.") && v.Type() == reflect.TypeOf(incidentlib.Text{}) {
+			hint = fmt.Sprintf(" (the impact facts are texts in both languages: write en: and ko: under %s; where the write-up does not say, en: unknown and ko: %s)", path, incidentlib.UnknownKO)
+		}
+		d.fail(path, n.Line, "%s is %s; expected a mapping with keys %s%s", fieldName(path), describe(n), strings.Join(names, ", "), hint)
 		return
 	}
 	seen := map[string]bool{}
@@ -342,8 +348,8 @@ func decodeFile(file string, data []byte, v any) (positions, []Problem) {
 	return d.pos, d.probs
 }
 
-// isProse reports whether path names free text (a language of a Text, or an
-// impact field), where a cut-off value would go unnoticed.
+// isProse reports whether path names free text (a language of a Text, the
+// impact facts among them), where a cut-off value would go unnoticed.
 func isProse(path string) bool {
-	return strings.HasSuffix(path, ".en") || strings.HasSuffix(path, ".ko") || strings.HasPrefix(path, "impact.")
+	return strings.HasSuffix(path, ".en") || strings.HasSuffix(path, ".ko")
 }

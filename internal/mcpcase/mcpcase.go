@@ -31,7 +31,7 @@ type Incident struct {
 	Remediation   []string            `json:"remediation,omitempty"`
 	ActionItems   []string            `json:"action_items,omitempty"`
 	Lessons       string              `json:"lessons,omitempty"`
-	Impact        incidentlib.Impact  `json:"impact"`
+	Impact        Impact              `json:"impact"`
 	Severity      string              `json:"severity"`
 	RootCause     string              `json:"root_cause"`
 	Terms         map[string][]string `json:"terms" jsonschema:"vocabulary terms by vocabulary: domain, symptoms, components, contributing"`
@@ -45,6 +45,14 @@ type Incident struct {
 	// More are the sections with an MCP name that none of the fields
 	// above has (see Field); MarshalJSON writes them after the fields.
 	More []Field `json:"-"`
+}
+
+// Impact is what the incident affected, in the reader's language; a fact
+// the write-up does not give is "unknown" (알 수 없음 in Korean).
+type Impact struct {
+	Scope  string `json:"scope" jsonschema:"what the incident affected, in the answer's language; unknown (알 수 없음 in Korean) where the write-up does not say"`
+	Users  string `json:"users" jsonschema:"who was affected, in the answer's language; unknown (알 수 없음 in Korean) where the write-up does not say"`
+	Region string `json:"region" jsonschema:"where, in the answer's language; unknown (알 수 없음 in Korean) where the write-up does not say"`
 }
 
 // TimelineEvent is one moment of an incident's timeline.
@@ -64,7 +72,8 @@ func Project(c *incidentlib.Case, l, v, url string) Incident {
 		related = []string{}
 	}
 	inc := Incident{
-		ID: c.ID, Org: c.Org, Date: c.Date, DateKind: c.DateKind, Impact: c.Impact,
+		ID: c.ID, Org: c.Org, Date: c.Date, DateKind: c.DateKind,
+		Impact:        Impact{Scope: c.Impact.Scope.In(l), Users: c.Impact.Users.In(l), Region: c.Impact.Region.In(l)},
 		DetectedAfter: deref(c.Timeline.DetectedAfter), ResolvedAfter: deref(c.Timeline.ResolvedAfter),
 		Related: related, Reviewed: c.Reviewed(), URL: url,
 	}

@@ -8,6 +8,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/incidentlib/incidentlib"
 )
 
 // prose turns a case's plain text into HTML: blank lines separate
@@ -231,8 +233,8 @@ func fold(s string, n int) string {
 	return strings.TrimRight(s[:cut], " ,.;:·") + "…"
 }
 
-// duration shows a Go duration string the way the seed pages do ("2h 30m"),
-// or "–" when the write-up gives none.
+// duration shows a Go duration string the way the seed pages do, in the
+// page's language ("2h 30m", "2시간 30분"), or "–" when the write-up gives none.
 func duration(p *string, lang string) string {
 	if p == nil || *p == "" {
 		return T(lang, "unknown")
@@ -241,28 +243,33 @@ func duration(p *string, lang string) string {
 	if err != nil {
 		return *p
 	}
+	// The units in the page's language: 2h 30m, 2시간 30분.
+	day, hour, minute, second := "d", "h", "m", "s"
+	if lang == "ko" {
+		day, hour, minute, second = "일", "시간", "분", "초"
+	}
 	var parts []string
 	if days := d / (24 * time.Hour); days > 0 {
-		parts = append(parts, strconv.Itoa(int(days))+"d")
+		parts = append(parts, strconv.Itoa(int(days))+day)
 		d -= days * 24 * time.Hour
 	}
 	if h := d / time.Hour; h > 0 {
-		parts = append(parts, strconv.Itoa(int(h))+"h")
+		parts = append(parts, strconv.Itoa(int(h))+hour)
 		d -= h * time.Hour
 	}
 	if m := d / time.Minute; m > 0 {
-		parts = append(parts, strconv.Itoa(int(m))+"m")
+		parts = append(parts, strconv.Itoa(int(m))+minute)
 		d -= m * time.Minute
 	}
 	if sec := d / time.Second; sec > 0 || len(parts) == 0 {
-		parts = append(parts, strconv.Itoa(int(sec))+"s")
+		parts = append(parts, strconv.Itoa(int(sec))+second)
 	}
 	return strings.Join(parts, " ")
 }
 
 // orUnknown shows "–" for facts the write-up does not give.
 func orUnknown(s, lang string) string {
-	if t := strings.TrimSpace(s); t == "" || strings.EqualFold(t, "unknown") {
+	if incidentlib.IsUnknown(s) {
 		return T(lang, "unknown")
 	}
 	return s

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"unicode"
 
 	"github.com/incidentlib/incidentlib"
 	"github.com/incidentlib/incidentlib/internal/locale"
@@ -130,7 +131,9 @@ func (s *Site) funcs(lang string) template.FuncMap {
 		"dur":       func(p *string) string { return duration(p, lang) },
 		"known":     func(s string) string { return orUnknown(s, lang) },
 		"severity":  func(id string) string { return s.severity(id, lang) },
-		"otherLang": func(s string) bool { return lang == "ko" && s != "" && !hasHangul(s) },
+		// otherLang: a text on a Korean page with letters but no Hangul
+		// (an English fact; "–" is none).
+		"otherLang": func(s string) bool { return lang == "ko" && !hasHangul(s) && strings.ContainsFunc(s, unicode.IsLetter) },
 		"day": func(ts string) string {
 			if len(ts) >= 10 {
 				return ts[:10]
