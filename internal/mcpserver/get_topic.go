@@ -22,7 +22,7 @@ func getTopicTool(s *Server) tool {
 
 // TopicInput is the input of get_topic.
 type TopicInput struct {
-	Term   string `json:"term" jsonschema:"a term id such as coredns or config-change; vocab:term when an id exists in several vocabularies"`
+	Term   string `json:"term" jsonschema:"a term id such as coredns or config-change, or a label or alias that search reads (kube-dns, OOMKilled); vocab:term when an id exists in several vocabularies"`
 	Lang   string `json:"lang,omitempty" jsonschema:"language of the answer: en (default) or ko"`
 	Limit  int    `json:"limit,omitempty" jsonschema:"cases to list, 1 to 25 (default 10)"`
 	Offset int    `json:"offset,omitempty" jsonschema:"cases to skip, for paging"`

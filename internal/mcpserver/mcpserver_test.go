@@ -132,6 +132,9 @@ func TestToolCalls(t *testing.T) {
 		{"get_topic", map[string]any{"term": "coredns", "limit": 2, "offset": 1}, func(o map[string]any) bool {
 			return o["term"] == "coredns" && len(o["cases"].([]any)) == 2
 		}},
+		{"get_topic", map[string]any{"term": "kube-dns", "limit": 1}, func(o map[string]any) bool {
+			return o["term"] == "coredns" && o["vocab"] == "components" && len(o["cases"].([]any)) == 1
+		}},
 		{"vocab", map[string]any{"vocab": "root_cause", "brief": true}, func(o map[string]any) bool {
 			v := o["vocabularies"].(map[string]any)
 			return len(v) == 1 && strings.Contains(jsonOf(v["root_cause"]), "config-change") && !strings.Contains(jsonOf(v), `"description"`)
@@ -174,6 +177,7 @@ func TestErrorKinds(t *testing.T) {
 		{"search_incidents", "unknown severity term", map[string]any{"query": "dns", "filters": map[string]any{"severity": []string{"huge"}}}},
 		{"list_incidents", "no organisation", map[string]any{"filters": map[string]any{"org": []string{"nobody-at-all"}}}},
 		{"get_topic", "the vocab tool lists the terms", map[string]any{"term": "no-such-term"}},
+		{"get_topic", "did you mean components:coredns", map[string]any{"term": "corednss"}},
 		{"similar_incidents", "either id or text", map[string]any{"id": "IL-0049", "text": "dns"}},
 		{"vocab", "no vocabulary", map[string]any{"vocab": "colours"}},
 		{"search_incidents", "lang", map[string]any{"query": "dns", "lang": "fr"}},

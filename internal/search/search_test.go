@@ -552,6 +552,27 @@ func TestTopic(t *testing.T) {
 	if _, err := ix.Topic("nope", "ko", false); !errors.Is(err, incidentlib.ErrNotFound) {
 		t.Errorf("unknown topic: %v", err)
 	}
+	// A topic is found as search finds its term: by alias, by label, in
+	// any letter case.
+	for ref, want := range map[string]string{"kube-dns": "coredns", "Kube-DNS": "coredns", "CoreDNS": "coredns", "OOMKilled": "oom-kills", "oom killed": "oom-kills", "SERVFAIL": "dns-resolution-failures"} {
+		v, term := ix.FindTerm(ref)
+		if term == nil || term.ID != want {
+			t.Errorf("FindTerm(%q) = %s:%v, want %s", ref, v, term, want)
+		}
+	}
+	if tp, err := ix.Topic("kube-dns", "en", false); err != nil || tp.Term.ID != "coredns" || len(tp.Cases) == 0 {
+		t.Errorf("topic kube-dns: %v", err)
+	}
+	// An unknown one is refused with the terms it was probably meant as.
+	for ref, want := range map[string]string{"corednss": "components:coredns", "cilum": "components:cilium", "conntrak": "conntrack"} {
+		_, err := ix.Topic(ref, "en", false)
+		if !errors.Is(err, incidentlib.ErrNotFound) || !strings.Contains(err.Error(), "did you mean") || !strings.Contains(err.Error(), want) {
+			t.Errorf("topic %q: %v, want a suggestion of %s", ref, err, want)
+		}
+	}
+	if sug := ix.SuggestTerms("zzzzqqqq", 5); len(sug) != 0 {
+		t.Errorf("suggestions for nonsense: %v", sug)
+	}
 }
 
 func TestPrivateCasesStayHidden(t *testing.T) {

@@ -2,6 +2,7 @@ package search
 
 import (
 	"sort"
+	"strings"
 
 	"github.com/incidentlib/incidentlib"
 )
@@ -23,8 +24,13 @@ type Topic struct {
 	ByYear      []YearCount
 }
 
-// FindTerm resolves a term id to its vocabulary. A "vocab:term" or
-// "vocab/term" form picks the vocabulary when an id exists in several.
+// topicVocabs is the order in which FindTerm looks a bare reference up.
+var topicVocabs = []string{incidentlib.VocabComponents, incidentlib.VocabRootCause, incidentlib.VocabSymptoms, incidentlib.VocabContributing, incidentlib.VocabDomain, incidentlib.VocabSeverity, incidentlib.VocabSourceKind}
+
+// FindTerm resolves a term reference to its vocabulary: a term id, a
+// "vocab:term" or "vocab/term" form (which picks the vocabulary when an id
+// exists in several), or, as search reads it, a label or an alias of the
+// term (kube-dns for coredns), in any letter case.
 func (ix *Index) FindTerm(ref string) (string, *incidentlib.Term) {
 	for _, sep := range []string{":", "/"} {
 		for _, v := range incidentlib.VocabNames {
@@ -35,18 +41,134 @@ func (ix *Index) FindTerm(ref string) (string, *incidentlib.Term) {
 			}
 		}
 	}
-	for _, v := range []string{incidentlib.VocabComponents, incidentlib.VocabRootCause, incidentlib.VocabSymptoms, incidentlib.VocabContributing, incidentlib.VocabDomain, incidentlib.VocabSeverity, incidentlib.VocabSourceKind} {
+	for _, v := range topicVocabs {
 		if t := ix.vocab.Term(v, ref); t != nil {
 			return v, t
 		}
 	}
+	key := termKey(ref)
+	if key == "" {
+		return "", nil
+	}
+	// The id in another letter case, then a label, then an alias.
+	for _, match := range []func(t *incidentlib.Term) bool{
+		func(t *incidentlib.Term) bool { return termKey(t.ID) == key },
+		func(t *incidentlib.Term) bool { return termKey(t.Label.EN) == key || termKey(t.Label.KO) == key },
+		func(t *incidentlib.Term) bool {
+			for _, a := range t.Aliases {
+				if termKey(a) == key {
+					return true
+				}
+			}
+			return false
+		},
+	} {
+		for _, v := range topicVocabs {
+			for i := range ix.vocab.Lists[v] {
+				if t := &ix.vocab.Lists[v][i]; match(t) {
+					return v, ix.vocab.Term(v, t.ID)
+				}
+			}
+		}
+	}
 	return "", nil
+}
+
+// termKey folds a term reference for comparison: lower case, with spaces
+// and underscores read as hyphens.
+func termKey(s string) string {
+	s = strings.ToLower(strings.TrimSpace(s))
+	return strings.Map(func(r rune) rune {
+		if r == ' ' || r == '_' {
+			return '-'
+		}
+		return r
+	}, s)
+}
+
+// SuggestTerms returns up to n terms, as "vocab:id", that an unknown
+// reference was probably meant as: those whose id, label or alias holds
+// it or is held by it, then those whose id is within two edits of it.
+func (ix *Index) SuggestTerms(ref string, n int) []string {
+	key := termKey(ref)
+	if key == "" || n <= 0 {
+		return nil
+	}
+	type cand struct {
+		ref  string
+		rank int
+	}
+	var cands []cand
+	seen := map[string]bool{}
+	for _, v := range topicVocabs {
+		for _, t := range ix.vocab.Lists[v] {
+			r := v + ":" + t.ID
+			if seen[r] {
+				continue
+			}
+			rank := -1
+			names := append([]string{t.ID, t.Label.EN, t.Label.KO}, t.Aliases...)
+			for _, name := range names {
+				k := termKey(name)
+				if k == "" {
+					continue
+				}
+				if len([]rune(key)) >= 3 && (strings.Contains(k, key) || strings.Contains(key, k) && len([]rune(k)) >= 3) {
+					rank = 0
+					break
+				}
+			}
+			if rank < 0 {
+				if d := editDistance(key, termKey(t.ID)); d <= 2 {
+					rank = d
+				}
+			}
+			if rank >= 0 {
+				seen[r] = true
+				cands = append(cands, cand{r, rank})
+			}
+		}
+	}
+	sort.SliceStable(cands, func(i, j int) bool { return cands[i].rank < cands[j].rank })
+	var out []string
+	for _, c := range cands {
+		if len(out) == n {
+			break
+		}
+		out = append(out, c.ref)
+	}
+	return out
+}
+
+// editDistance is the Levenshtein distance of a and b, by runes.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
 }
 
 // Topic returns the topic of a term, or an ErrNotFound error.
 func (ix *Index) Topic(ref, lang string, includePrivate bool) (*Topic, error) {
 	v, t := ix.FindTerm(ref)
 	if t == nil {
+		if sug := ix.SuggestTerms(ref, 5); len(sug) > 0 {
+			return nil, incidentlib.Errorf(incidentlib.ErrNotFound, "no vocabulary term %q; did you mean %s? /api/vocab lists them", ref, strings.Join(sug, ", "))
+		}
 		return nil, incidentlib.Errorf(incidentlib.ErrNotFound, "no vocabulary term %q; /api/vocab lists them", ref)
 	}
 	tp := &Topic{Vocab: v, Term: t, CoOccurring: map[string][]FacetCount{}}
