@@ -181,7 +181,22 @@ func ReadInput(paths []string, stdin io.Reader, cs []*checks.Check, o ReadOption
 			in.Checked++
 			return nil
 		}
-		filed, err := inv.AddObject(k, d.JSON, inventory.Source{File: d.File, Line: d.Line, Template: d.Template}, o.Namespace)
+		src := inventory.Source{File: d.File, Line: d.Line, Template: d.Template}
+		filed, err := inv.AddObject(k, d.JSON, src, o.Namespace)
+		var dropped []manifest.PlaceholderField
+		if err != nil && !errors.As(err, new(*inventory.DuplicateError)) {
+			// A template placeholder in a field that is no string (a
+			// quantity, a number): that field is unknown, the rest of
+			// the object is scanned.
+			decodes := func(b []byte) bool {
+				_, err := inventory.New().AddObject(k, b, inventory.Source{}, o.Namespace)
+				return err == nil
+			}
+			if fixed, dr, ok := manifest.DropPlaceholders(d.JSON, decodes); ok {
+				filed, err = inv.AddObject(k, fixed, src, o.Namespace)
+				dropped = dr
+			}
+		}
 		ref := filed.Ref
 		if err != nil {
 			where.Namespace, where.Name = metaOf(d.JSON)
@@ -213,7 +228,15 @@ func ReadInput(paths []string, stdin io.Reader, cs []*checks.Check, o ReadOption
 			return nil
 		}
 		in.Checked++
-		if t, goTmpl := manifest.TemplateText(d.JSON); t != "" {
+		for _, f := range dropped {
+			p := where
+			p.Namespace = ref.Namespace
+			p.Level = manifest.LevelWarning
+			p.Line = locate(d.File, d.Line, f.Text)
+			p.Message = fmt.Sprintf("unrendered template placeholder `%s` in %s: render the template first; that field was left out, so the checks read it as unset, and the rest of the object was scanned", f.Text, f.Path)
+			r.Problem(p)
+		}
+		if t, goTmpl := manifest.TemplateText(d.JSON); t != "" && !placeholderDropped(dropped, t) {
 			p := where
 			p.Namespace = ref.Namespace
 			p.Level = manifest.LevelWarning
@@ -298,6 +321,17 @@ func ReadInput(paths []string, stdin io.Reader, cs []*checks.Check, o ReadOption
 		return nil, nil, nil, errors.New(msg)
 	}
 	return inv, in, problems, nil
+}
+
+// placeholderDropped says whether the template text t is that of a field
+// left out (already named in a warning).
+func placeholderDropped(dropped []manifest.PlaceholderField, t string) bool {
+	for _, f := range dropped {
+		if f.Text == t {
+			return true
+		}
+	}
+	return false
 }
 
 // skipSummary says how many files were skipped, by reason.

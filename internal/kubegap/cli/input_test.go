@@ -78,8 +78,8 @@ func TestUpstreamFolder(t *testing.T) {
 			Message: "this folder is a Helm chart: use --chart " + p("charts/web") + " (or helm template " + p("charts/web") + " | kubegap scan -f -)"},
 		{File: p("dns/coredns.yaml.base"), Line: 19, Level: "warning", Kind: "ConfigMap", Namespace: "kube-system", Name: "coredns",
 			Message: "unrendered template placeholder `__DNS__DOMAIN__`: render the template first; scanned as written"},
-		{File: p("dns/coredns.yaml.base"), Line: 48, Level: "error", Kind: "Deployment", Namespace: "kube-system", Name: "coredns",
-			Message: "unrendered template placeholder `__DNS__MEMORY__LIMIT__`: render the template first; the object was not scanned (quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$')"},
+		{File: p("dns/coredns.yaml.base"), Line: 48, Level: "warning", Kind: "Deployment", Namespace: "kube-system", Name: "coredns",
+			Message: "unrendered template placeholder `__DNS__MEMORY__LIMIT__` in spec.template.spec.containers[0].resources.limits.memory: render the template first; that field was left out, so the checks read it as unset, and the rest of the object was scanned"},
 		{File: p("dns/coredns.yaml.base"), Line: 61, Level: "warning", Kind: "Service", Namespace: "kube-system", Name: "kube-dns",
 			Message: "unrendered template placeholder `__DNS__SERVER__`: render the template first; scanned as written"},
 		{File: p("kustomize/base/kustomization.yaml"), Line: 1, Level: "error", Kind: "Kustomization",
@@ -122,7 +122,7 @@ func TestUpstreamFolder(t *testing.T) {
 		t.Errorf("skipped files:\n got %s\nwant %s", g, w)
 	}
 	in := r.Input
-	if in.Files != 9 || in.Objects != 13 || in.Checked != 7 || in.Namespace != "default" || in.KubeVersion != "1.37" {
+	if in.Files != 9 || in.Objects != 13 || in.Checked != 8 || in.Namespace != "default" || in.KubeVersion != "1.37" {
 		t.Errorf("input %+v", in)
 	}
 	skippedObjects := 0
@@ -155,8 +155,8 @@ func TestUpstreamFolder(t *testing.T) {
 
 	// The text report lists the problems and the counts.
 	_, text, _ := run(t, "", "scan", "-f", d)
-	for _, s := range []string{"problem: " + p("dns/coredns.yaml.base") + ":48: Deployment kube-system/coredns: unrendered template placeholder `__DNS__MEMORY__LIMIT__`: render the template first",
-		"warning: " + p("apps/web.yaml") + ":17:", "read 9 files, 13 objects (7 checked)", "skipped 5 files", "11 input problems"} {
+	for _, s := range []string{"warning: " + p("dns/coredns.yaml.base") + ":48: Deployment kube-system/coredns: unrendered template placeholder `__DNS__MEMORY__LIMIT__` in spec.template.spec.containers[0].resources.limits.memory",
+		"warning: " + p("apps/web.yaml") + ":17:", "read 9 files, 13 objects (8 checked)", "skipped 5 files", "11 input problems"} {
 		if !strings.Contains(text, s) {
 			t.Errorf("text report lacks %q:\n%s", s, text)
 		}
@@ -167,10 +167,22 @@ func TestUpstreamFolder(t *testing.T) {
 	if code != 2 || !strings.Contains(stderr, "--strict: 11 input problems") || len(decode(t, out).Problems) != 11 {
 		t.Errorf("--strict: exit %d, stderr %q", code, stderr)
 	}
-	// The CoreDNS addon template on its own: read to the end.
+	// The CoreDNS addon template on its own: read to the end, and its
+	// Deployment, whose memory limit is a placeholder, is checked
+	// (replicas, priority) all the same.
 	code, out, _ = run(t, "", "scan", "-f", p("dns/coredns.yaml.base"), "-o", "json")
-	if r := decode(t, out); code > 1 || len(r.Problems) != 3 || r.Input.Objects != 4 || r.Input.Checked != 2 {
+	r = decode(t, out)
+	if code > 1 || len(r.Problems) != 3 || r.Input.Objects != 4 || r.Input.Checked != 3 {
 		t.Errorf("coredns.yaml.base: exit %d, %+v", code, r)
+	}
+	byCheck := map[string]bool{}
+	for _, f := range r.Findings {
+		if f.Object.Kind == "Deployment" && f.Object.Name == "coredns" {
+			byCheck[f.Check] = true
+		}
+	}
+	if !byCheck["dns-few-replicas"] || !byCheck["critical-pod-no-priority"] {
+		t.Errorf("coredns.yaml.base: the CoreDNS Deployment was not checked: %+v", r.Findings)
 	}
 }
 
