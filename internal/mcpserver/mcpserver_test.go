@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -137,7 +139,7 @@ func TestToolCalls(t *testing.T) {
 		}},
 		{"vocab", map[string]any{"vocab": "root_cause", "brief": true}, func(o map[string]any) bool {
 			v := o["vocabularies"].(map[string]any)
-			return len(v) == 1 && strings.Contains(jsonOf(v["root_cause"]), "config-change") && !strings.Contains(jsonOf(v), `"description"`)
+			return len(v) == 1 && strings.Contains(jsonOf(v["root_cause"]), "config-change") && !strings.Contains(jsonOf(v), `"description"`) && !strings.Contains(jsonOf(v), `"aliases"`)
 		}},
 		{"similar_incidents", map[string]any{"id": "IL-0049", "limit": 3}, func(o map[string]any) bool {
 			return len(o["items"].([]any)) == 3 && !strings.Contains(jsonOf(o["items"]), `"IL-0049"`)
@@ -345,14 +347,117 @@ func TestOutputsMatchSchemas(t *testing.T) {
 			if err := resolved.Validate(v); err != nil {
 				t.Errorf("%s %v: answer does not match its output schema: %v", tl.Name, args, err)
 			}
-			var fromText map[string]any
-			if err := json.Unmarshal([]byte(text(res)), &fromText); err != nil || !reflect.DeepEqual(fromText, out) {
-				t.Errorf("%s %v: text content is not the structured answer (%v)", tl.Name, args, err)
-			}
+			checkText(t, tl.Name, args, text(res), out)
 			checked++
 		}
 	}
 	if checked < 10 {
 		t.Fatalf("only %d answers checked", checked)
+	}
+}
+
+// checkText: the text beside a structured answer is the answer's JSON, or
+// a summary under half its size (for an answer of more than a few
+// hundred bytes) that names every case and term it holds and how to page
+// on.
+func checkText(t *testing.T, tool string, args map[string]any, txt string, out map[string]any) {
+	t.Helper()
+	var fromText map[string]any
+	if json.Unmarshal([]byte(txt), &fromText) == nil {
+		if !reflect.DeepEqual(fromText, out) {
+			t.Errorf("%s %v: the JSON text is not the structured answer", tool, args)
+		}
+		return
+	}
+	full := jsonOf(out)
+	if len(full) > 400 && len(txt)*2 > len(full) {
+		t.Errorf("%s %v: the text summary (%d bytes) is not under half the structured answer (%d bytes)", tool, args, len(txt), len(full))
+	}
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, x := range v {
+				if s, ok := x.(string); ok && k == "id" && !strings.Contains(txt, s) {
+					t.Errorf("%s %v: the text summary lacks %s %q", tool, args, k, s)
+				}
+				walk(x)
+			}
+		case []any:
+			for _, x := range v {
+				walk(x)
+			}
+		}
+	}
+	walk(out)
+	if n, ok := out["next_offset"].(float64); ok && !strings.Contains(txt, fmt.Sprintf("offset %d", int(n))) {
+		t.Errorf("%s %v: the text summary does not say how to page on (offset %d)", tool, args, int(n))
+	}
+}
+
+// TestBriefVocabIsBrief: the brief vocabulary is what its description
+// says, about a third of the full one (at most 35 %).
+func TestBriefVocabIsBrief(t *testing.T) {
+	cs := connect(t, realIndex(t))
+	_, full, err := call(t, cs, "vocab", map[string]any{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, brief, err := call(t, cs, "vocab", map[string]any{"brief": true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, b := len(jsonOf(full)), len(jsonOf(brief))
+	if b*100 > f*35 {
+		t.Errorf("the brief vocabulary is %d bytes, %d %% of the full %d", b, b*100/f, f)
+	}
+}
+
+// TestPromptNamesRealFields: every field the investigate_error prompt names
+// (in backquotes) is a property of some tool's output schema.
+func TestPromptNamesRealFields(t *testing.T) {
+	cs := connect(t, realIndex(t))
+	ctx := context.Background()
+	p, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "investigate_error", Arguments: map[string]string{"error": "dial tcp 10.96.0.10:53: i/o timeout"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prompt := p.Messages[0].Content.(*mcp.TextContent).Text
+	listed, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	props := map[string]bool{}
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			if ps, ok := v["properties"].(map[string]any); ok {
+				for k := range ps {
+					props[k] = true
+				}
+			}
+			for _, x := range v {
+				walk(x)
+			}
+		case []any:
+			for _, x := range v {
+				walk(x)
+			}
+		}
+	}
+	for _, tl := range listed.Tools {
+		var schema any
+		json.Unmarshal([]byte(jsonOf(tl.OutputSchema)), &schema)
+		walk(schema)
+	}
+	named := regexp.MustCompile("`([a-z_]+)`").FindAllStringSubmatch(prompt, -1)
+	if len(named) < 3 {
+		t.Fatalf("the prompt names %d fields in backquotes:\n%s", len(named), prompt)
+	}
+	for _, m := range named {
+		if !props[m[1]] {
+			t.Errorf("the prompt names the field %q, which no tool's output has", m[1])
+		}
 	}
 }

@@ -105,10 +105,10 @@ func (s *Server) investigatePrompt(ctx context.Context, req *mcp.GetPromptReques
 		fmt.Fprintf(&b, "Where it happens: %s\n\n", where)
 	}
 	b.WriteString("Use the incidentlib tools to find past incidents with the same mechanism:\n" +
-		"1. search_incidents with the error as the query (paste it whole; the answer's notes say how it was read and whether anything matches closely; each result's match says how much of the query it holds).\n" +
+		"1. search_incidents with the error as the query (paste it whole; the answer's `notes` say how it was read and whether anything matches closely; each item's `snippet` shows the passage that matched).\n" +
 		"2. For the two or three closest results, get_incident (view=summary first, then full for the ones that fit).\n" +
-		"3. similar_incidents with the best case's id, to widen to cases that share its root cause or components.\n" +
-		"Then tell me: which past incidents match and why (quote the mechanism), what fixed them, which of their action items apply here, and what to check first. Cite each case by its id and url. If nothing matches closely, say so instead of stretching a loose match.")
+		"3. similar_incidents with the best case's `id`, to widen to cases that share its root cause or components (each item's `reason` says what is shared).\n" +
+		"Then tell me: which past incidents match and why (quote the mechanism), what fixed them, which of their `action_items` apply here, and what to check first. Cite each case by its `id` and `url`. If nothing matches closely, say so instead of stretching a loose match.")
 	return &mcp.GetPromptResult{
 		Description: "Investigate an error with past incidents",
 		Messages:    []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: b.String()}}},

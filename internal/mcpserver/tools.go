@@ -95,7 +95,11 @@ func newTool[In, Out any](def *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) tool {
 			}
 			res.StructuredContent = json.RawMessage(b)
 			if res.Content == nil {
-				res.Content = []mcp.Content{&mcp.TextContent{Text: string(b)}}
+				text := string(b)
+				if s, ok := any(o).(summarizer); ok {
+					text = s.summary()
+				}
+				res.Content = []mcp.Content{&mcp.TextContent{Text: text}}
 			}
 			return res, nil
 		})

@@ -24,7 +24,7 @@ func vocabTool(s *Server) tool {
 type VocabInput struct {
 	Vocab string `json:"vocab,omitempty" jsonschema:"one vocabulary: domain, symptoms, root_cause, components, contributing or severity; empty for all"`
 	Lang  string `json:"lang,omitempty" jsonschema:"language of labels: en (default) or ko"`
-	Brief bool   `json:"brief,omitempty" jsonschema:"ids and labels only, with the aliases people paste, without descriptions (about a fifth of the size)"`
+	Brief bool   `json:"brief,omitempty" jsonschema:"ids and labels only, without descriptions or aliases (about a third of the full answer)"`
 }
 
 // VocabTerm is one term.
@@ -60,9 +60,9 @@ func (s *Server) vocab(ctx context.Context, req *mcp.CallToolRequest, in VocabIn
 	v := s.ix.Vocab()
 	for _, n := range names {
 		for _, t := range v.Lists[n] {
-			vt := VocabTerm{ID: t.ID, Label: t.Label.In(l), Aliases: t.Aliases}
+			vt := VocabTerm{ID: t.ID, Label: t.Label.In(l)}
 			if !in.Brief {
-				vt.Description = t.Description.In(l)
+				vt.Description, vt.Aliases = t.Description.In(l), t.Aliases
 			}
 			out.Vocabularies[n] = append(out.Vocabularies[n], vt)
 		}

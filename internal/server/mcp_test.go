@@ -278,18 +278,15 @@ func TestMCPCompact(t *testing.T) {
 	}
 	vfull, _ := size("vocab", map[string]any{})
 	vbrief, vm := size("vocab", map[string]any{"brief": true})
-	if vbrief*2 > vfull {
+	if vbrief*100 > vfull*35 {
 		t.Errorf("brief vocab is %d bytes of %d", vbrief, vfull)
 	}
-	aliases := false
+	// Brief is ids and labels: the aliases come with the full vocabulary.
 	for _, x := range vm["vocabularies"].(map[string]any)["symptoms"].([]any) {
 		term := x.(map[string]any)
-		if term["id"] == "oom-kills" {
-			aliases = fmt.Sprint(term["aliases"]) != "" && strings.Contains(fmt.Sprint(term["aliases"]), "OOMKilled")
+		if term["id"] == "oom-kills" && (term["aliases"] != nil || term["description"] != nil || term["label"] == "") {
+			t.Errorf("the brief vocabulary's oom-kills is %v", term)
 		}
-	}
-	if !aliases {
-		t.Error("the brief vocabulary lacks the aliases of oom-kills")
 	}
 	if res, _ := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "get_incident", Arguments: map[string]any{"id": "IL-0461", "view": "tiny"}}); res == nil || !res.IsError {
 		t.Error("an unknown view is accepted")
