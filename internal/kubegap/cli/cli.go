@@ -1,6 +1,7 @@
 // Package cli is kubegap's command line: scan, checks, explain, rbac and
 // mcp. Main runs it and returns the process exit code: 0 clean, 1 findings
-// at or above --fail-on, 2 the tool failed.
+// at or above --fail-on, 2 the tool failed, 3 scanned but part of the
+// input could not be read.
 package cli
 
 import (
@@ -37,10 +38,33 @@ const (
 	ExitClean    = 0
 	ExitFindings = 1
 	ExitFailed   = 2
+	// ExitIncomplete: the scan ran and reported, but part of the input
+	// could not be read (error-level problems), so a clean or findings
+	// result speaks only of the rest. It wins over ExitFindings.
+	ExitIncomplete = 3
 )
+
+// exitCodesHelp is what the help says of the exit codes.
+const exitCodesHelp = `Exit codes:
+  0  clean: no finding at or above --fail-on, and all of the input was read
+  1  findings at or above --fail-on (and all of the input was read)
+  2  the tool failed: bad flags, unreadable paths, a cluster it could not reach,
+     an input with no Kubernetes object or none a check reads, no check
+     evaluated; with --strict, any input problem
+  3  scanned, but part of the input could not be read (invalid YAML, a removed
+     API version, a chart or kustomize folder given to -f, ...): the report
+     lists each problem; findings, if any, are reported too`
 
 // errFindings signals exit 1 without printing anything more.
 var errFindings = errors.New("findings at or above --fail-on")
+
+// incompleteError signals exit 3; its message goes to stderr.
+type incompleteError struct{ problems int }
+
+func (e incompleteError) Error() string {
+	return fmt.Sprintf("%d input %s: part of the input could not be read, and the report speaks only of the rest (exit %d; --strict makes this exit %d)",
+		e.problems, pluralS(e.problems, "problem", "problems"), ExitIncomplete, ExitFailed)
+}
 
 // programName is the name the binary was run as (kubegap, or kubectl-gap
 // when kubectl runs it as a plugin).
@@ -58,6 +82,9 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return ExitClean
 	case errors.Is(err, errFindings):
 		return ExitFindings
+	case errors.As(err, new(incompleteError)):
+		fmt.Fprintf(stderr, "kubegap: %s\n", err)
+		return ExitIncomplete
 	default:
 		fmt.Fprintf(stderr, "kubegap: %s\n", err)
 		return ExitFailed
@@ -92,7 +119,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "kubegap",
 		Short:         "Read-only Kubernetes checks, each grounded in public incidents",
-		Long:          "kubegap reads a cluster (or manifests) read-only and reports the gaps that past incidents exposed; every finding cites its cases. Installed as kubectl-gap it also runs as `kubectl gap`.",
+		Long:          "kubegap reads a cluster (or manifests) read-only and reports the gaps that past incidents exposed; every finding cites its cases. Installed as kubectl-gap it also runs as `kubectl gap`.\n\n" + exitCodesHelp,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       Version,
@@ -141,6 +168,7 @@ func newScan(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "scan",
 		Short: "Scan a live cluster (kubeconfig), manifests (-f), a Helm chart (--chart) or a kustomization (-k)",
+		Long:  "Scan a live cluster (kubeconfig), manifests (-f), a Helm chart (--chart) or a kustomization (-k).\n\n" + exitCodesHelp,
 		Example: `  kubegap scan                              # the current kubeconfig context, all namespaces
   kubegap scan --context prod -o json
   kubegap scan -f manifests/ -f extra.yaml
@@ -202,6 +230,15 @@ func newScan(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 			}
 			if f.strict && len(res.Problems) > 0 {
 				return fmt.Errorf("--strict: %d input %s (the first: %s)", len(res.Problems), pluralS(len(res.Problems), "problem", "problems"), res.Problems[0])
+			}
+			unread := 0
+			for _, p := range res.Problems {
+				if p.Level == manifest.LevelError {
+					unread++
+				}
+			}
+			if unread > 0 {
+				return incompleteError{unread}
 			}
 			if threshold > 0 {
 				for _, fd := range res.Findings {

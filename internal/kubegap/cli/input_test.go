@@ -59,8 +59,8 @@ func decode(t *testing.T, out string) jsonReport {
 // an addon template, Helm output, a chart, a kustomize base, stray files,
 // a removed API version, a rejected binding, a duplicate and a broken
 // document, is scanned to the end; each problem comes at its FILE:LINE
-// with its message, and the exit code is that of the findings (2 with
-// --strict).
+// with its message, and the exit code says that part of the input could
+// not be read (2 with --strict).
 func TestUpstreamFolder(t *testing.T) {
 	d := upstream
 	p := func(rel string) string { return filepath.Join(d, rel) }
@@ -90,8 +90,8 @@ func TestUpstreamFolder(t *testing.T) {
 			Message: "extensions/v1beta1 is not served by Kubernetes 1.37 (removed in 1.22): use networking.k8s.io/v1; kubectl apply would fail, so the object was not scanned (--kube-version sets the target)"},
 	}
 	code, out, stderr := run(t, "", "scan", "-f", d, "-o", "json")
-	if code != 1 {
-		t.Fatalf("exit %d, want 1 (findings; problems are not fatal without --strict): %s", code, stderr)
+	if code != ExitIncomplete || !strings.Contains(stderr, "7 input problems: part of the input could not be read") {
+		t.Fatalf("exit %d, want %d (scanned, but part of the input could not be read; not fatal without --strict): %s", code, ExitIncomplete, stderr)
 	}
 	r := decode(t, out)
 	if len(r.Problems) != len(want) {
@@ -265,7 +265,7 @@ func TestDuplicatePlaces(t *testing.T) {
 	b := write(t, dir, "b.yaml", "---\n"+obj)
 	code, out, _ := run(t, "", "scan", "-f", dir, "-o", "json", "--checks", "dns-few-replicas")
 	r := decode(t, out)
-	if code != 1 || len(r.Findings) != 1 {
+	if code != ExitIncomplete || len(r.Findings) != 1 {
 		t.Fatalf("exit %d, findings %+v", code, r.Findings)
 	}
 	if f := r.Findings[0]; f.File != a || f.Line != 4 {
@@ -397,5 +397,44 @@ func TestKrewManifest(t *testing.T) {
 	}
 	if !strings.Contains(string(readme), "kubectl krew install --manifest=deploy/krew/gap.yaml") {
 		t.Error("README does not show the krew install")
+	}
+}
+
+// TestExitIncomplete: invalid YAML beside a clean file is scanned, and
+// exits 3, not 0, without --strict (2 with it), whatever --fail-on says; a
+// warning alone (a placeholder in a string) keeps exit 0, and the help
+// lists the codes.
+func TestExitIncomplete(t *testing.T) {
+	dir := t.TempDir()
+	clean := "apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: web}\nspec:\n  selector: {app: web}\n  ports: [{port: 80}]\n"
+	write(t, dir, "clean.yaml", clean)
+	cleanOnly := write(t, t.TempDir(), "clean.yaml", clean)
+	warned := write(t, t.TempDir(), "warned.yaml", strings.Replace(clean, "name: web,", "name: __NAME__,", 1))
+	write(t, dir, "broken.yaml", "apiVersion: v1\nkind: Service\nmetadata: {name: broken\n")
+	for _, tc := range []struct {
+		args []string
+		code int
+		err  string
+	}{
+		{[]string{"-f", cleanOnly}, ExitClean, ""},
+		{[]string{"-f", warned}, ExitClean, ""},
+		{[]string{"-f", dir}, ExitIncomplete, "1 input problem: part of the input could not be read"},
+		{[]string{"-f", dir, "--fail-on", "none"}, ExitIncomplete, "1 input problem"},
+		{[]string{"-f", dir, "-o", "sarif"}, ExitIncomplete, "1 input problem"},
+		{[]string{"-f", dir, "--strict"}, ExitFailed, "--strict: 1 input problem"},
+	} {
+		code, out, stderr := run(t, "", append([]string{"scan"}, tc.args...)...)
+		if code != tc.code || (tc.err != "" && !strings.Contains(stderr, tc.err)) || (tc.err == "" && stderr != "") {
+			t.Errorf("%v: exit %d, want %d; stderr %q", tc.args, code, tc.code, stderr)
+		}
+		if out == "" {
+			t.Errorf("%v: no report", tc.args)
+		}
+	}
+	for _, args := range [][]string{{"--help"}, {"scan", "--help"}} {
+		_, out, _ := run(t, "", args...)
+		if !strings.Contains(out, "3  scanned, but part of the input could not be read") || !strings.Contains(out, "1  findings at or above --fail-on") {
+			t.Errorf("%v does not list the exit codes:\n%s", args, out)
+		}
 	}
 }
