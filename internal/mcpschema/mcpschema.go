@@ -19,6 +19,14 @@ func Input[T any]() *jsonschema.Schema {
 	return s
 }
 
+// Output makes s, a tool's output schema, free of type unions with null
+// in the same way: every list an answer holds is a list (empty when there
+// is nothing) or absent, never null. It returns s.
+func Output(s *jsonschema.Schema) *jsonschema.Schema {
+	dropNull(s)
+	return s
+}
+
 // The bounds every tool shares, stated in the schema rather than in prose.
 const (
 	MaxLimit  = 25    // results a call returns at most

@@ -461,3 +461,20 @@ func TestPromptNamesRealFields(t *testing.T) {
 		}
 	}
 }
+
+// TestNoNullUnions: no tool's input or output schema has a type union with
+// null, which strict hosts refuse.
+func TestNoNullUnions(t *testing.T) {
+	cs := connect(t, realIndex(t))
+	listed, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tl := range listed.Tools {
+		for what, s := range map[string]any{"input": tl.InputSchema, "output": tl.OutputSchema} {
+			if j := jsonOf(s); strings.Contains(j, `"null"`) {
+				t.Errorf("%s's %s schema has a union with null: %.300s", tl.Name, what, j[strings.Index(j, `"null"`)-60:])
+			}
+		}
+	}
+}

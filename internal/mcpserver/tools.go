@@ -109,14 +109,23 @@ func newTool[In, Out any](def *mcp.Tool, h mcp.ToolHandlerFor[In, Out]) tool {
 // outputSchema is the schema of Out's answers: the one Out gives itself
 // (mcpcase.Incident adds the sections the table gives it), or the one
 // inferred from its fields.
+// Neither has a type union with null: hosts that refuse them in inputs
+// refuse them in outputs too.
 func outputSchema[Out any]() (*jsonschema.Schema, error) {
 	var zero Out
-	if s, ok := any(zero).(interface {
+	var s *jsonschema.Schema
+	var err error
+	if o, ok := any(zero).(interface {
 		OutputSchema() (*jsonschema.Schema, error)
 	}); ok {
-		return s.OutputSchema()
+		s, err = o.OutputSchema()
+	} else {
+		s, err = jsonschema.For[Out](&jsonschema.ForOptions{})
 	}
-	return jsonschema.For[Out](&jsonschema.ForOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return mcpschema.Output(s), nil
 }
 
 // validArguments checks a call's arguments against the tool's input
