@@ -68,22 +68,29 @@ func rfc3339(s string) string {
 }
 
 // feed is the Atom feed of the newest cases, in the page's language. Entry
-// ids are the Korean case URLs in both feeds, so a reader subscribed to
-// both sees one case once.
+// ids are the Korean case URLs in every feed, so a reader subscribed to
+// several (both languages, the whole library and an organisation) sees one
+// case once.
 func (s *Site) feed(w http.ResponseWriter, r *http.Request, lang string) error {
-	cases := s.ix.Cases(false)
+	return s.writeFeed(w, r, lang, s.ix.Cases(false), T(lang, "feed.title"), "/feed.atom", "/")
+}
+
+// writeFeed writes the Atom feed of the newest FeedSize of cases (newest
+// first, public only) with title; self and page are the root-relative
+// paths, without language prefix, of the feed and of the page it follows.
+func (s *Site) writeFeed(w http.ResponseWriter, r *http.Request, lang string, cases []*incidentlib.Case, title, self, page string) error {
 	if len(cases) > FeedSize {
 		cases = cases[:FeedSize]
 	}
 	prefix := langPrefix[lang]
 	f := atomFeed{
 		Lang:     lang,
-		Title:    T(lang, "feed.title"),
+		Title:    title,
 		Subtitle: T(lang, "site.description"),
-		ID:       s.base + prefix + "/feed.atom",
+		ID:       s.base + prefix + self,
 		Links: []atomLink{
-			{Rel: "self", Href: s.base + prefix + "/feed.atom", Type: "application/atom+xml"},
-			{Rel: "alternate", Href: s.base + prefix + "/", Type: "text/html", HrefLang: lang},
+			{Rel: "self", Href: s.base + prefix + self, Type: "application/atom+xml"},
+			{Rel: "alternate", Href: s.base + prefix + page, Type: "text/html", HrefLang: lang},
 		},
 		Author: atomPerson{Name: T(lang, "feed.author")},
 	}
@@ -149,10 +156,11 @@ type xhtmlAltLn struct {
 }
 
 // sitemapPaths lists every page worth indexing, without language prefix:
-// the fixed pages, every public case, and every topic that has a case.
+// the fixed pages, every public case, every organisation that has one, and
+// every topic that has a case.
 func (s *Site) sitemapPaths() []struct{ path, lastmod string } {
 	type entry = struct{ path, lastmod string }
-	out := []entry{{"/", ""}, {"/cases", ""}, {"/vocab", ""}, {"/stats", ""}, {"/docs/api", ""}}
+	out := []entry{{"/", ""}, {"/cases", ""}, {"/vocab", ""}, {"/stats", ""}, {"/docs/api", ""}, {"/orgs", ""}}
 	cases := s.ix.Cases(false)
 	ids := make([]*incidentlib.Case, len(cases))
 	copy(ids, cases)
@@ -163,6 +171,16 @@ func (s *Site) sitemapPaths() []struct{ path, lastmod string } {
 			lm = t.UTC().Format("2006-01-02")
 		}
 		out = append(out, entry{incidentlib.CasePath(c.ID), lm})
+	}
+	// Every organisation's page, last modified when its newest change was.
+	orgMod := map[string]string{}
+	for _, c := range cases {
+		if t, err := time.Parse(time.RFC3339, c.UpdatedAt); err == nil {
+			orgMod[c.OrgSlug] = max(orgMod[c.OrgSlug], t.UTC().Format("2006-01-02"))
+		}
+	}
+	for _, o := range s.ix.Orgs(false) {
+		out = append(out, entry{orgPath(o.Slug), orgMod[o.Slug]})
 	}
 	counts := s.termCounts(cases)
 	for _, v := range incidentlib.VocabNames {

@@ -111,6 +111,8 @@ type caseData struct {
 	JSONURL      string
 	SimilarURL   string
 	MCPURL       string
+	Cite         citation
+	Near         neighbours
 }
 
 func (s *Site) casePage(w http.ResponseWriter, r *http.Request, lang string) error {
@@ -141,17 +143,26 @@ func (s *Site) casePage(w http.ResponseWriter, r *http.Request, lang string) err
 		JSONURL:    s.base + "/api/cases/" + c.ID,
 		SimilarURL: s.base + "/api/cases/" + c.ID + "/similar",
 		MCPURL:     s.base + "/mcp",
+		Cite:       s.citation(c, lang),
+		Near:       s.neighbours(c),
 	}
 	if c.RecurrenceOf != nil {
 		if k := s.ix.Case(*c.RecurrenceOf); k != nil && !k.Private {
 			d.RecurrenceOf = k
 		}
 	}
+	ld, err := s.caseJSONLD(c, lang)
+	if err != nil {
+		return err
+	}
 	return s.render(w, r, lang, "case", &pageData{
-		Title:       c.ID + " " + c.Title.In(lang),
-		Description: fold(c.Summary.In(lang), 150),
-		Nav:         "cases",
-		Data:        d,
+		Title:         c.ID + " " + c.Title.In(lang),
+		Description:   fold(c.Summary.In(lang), 150),
+		Nav:           "cases",
+		Data:          d,
+		CanonicalPath: incidentlib.CasePath(c.ID),
+		OGType:        "article",
+		JSONLD:        ld,
 	})
 }
 

@@ -19,7 +19,11 @@ var templateFS embed.FS
 // pageNames are the pages; each is parsed into its own template set with the
 // base layout and the shared partials, so a page's blocks never leak into
 // another's.
-var pageNames = []string{"home", "cases", "case", "topic", "vocab", "stats", "api", "notfound", "error", "correct", "correct_done", "desk_login", "desk"}
+var pageNames = []string{"home", "cases", "case", "topic", "vocab", "stats", "api", "notfound", "error", "correct", "correct_done", "desk_login", "desk", "orgs", "org"}
+
+// pageParts are the template files a page uses beyond base, partials and
+// its own.
+var pageParts = map[string][]string{"case": {"case_cite.tmpl"}}
 
 // pageData is what every page template gets: the layout's fields plus the
 // page's own data in Data.
@@ -29,6 +33,13 @@ type pageData struct {
 	Description string // the meta description
 	Nav         string // which main menu item is current
 	Data        any
+	// CanonicalPath, when set, is the page's own path without language
+	// prefix: the canonical and language links use it, and not the request's
+	// path and query, which may carry what the page ignores.
+	CanonicalPath string
+	OGType        string      // og:type; "" is website
+	JSONLD        template.JS // a schema.org description, or ""
+	Feed          *feedLink   // the page's own Atom feed, besides the site's
 
 	// Filled by fillCommon.
 	Base       string // absolute base URL
@@ -55,6 +66,9 @@ func (s *Site) fillCommon(r *http.Request, lang string, p *pageData) {
 	// is not repeated in the page's links: each would copy it whole.
 	if r.URL.RawQuery != "" && len(r.URL.RawQuery) <= maxLinkQuery {
 		q = "?" + r.URL.RawQuery
+	}
+	if p.CanonicalPath != "" {
+		rest, q = p.CanonicalPath, ""
 	}
 	p.AltKO = s.base + rest + q
 	p.AltEN = s.base + "/en" + rest + q
@@ -83,8 +97,11 @@ func (s *Site) parseTemplates() (map[string]map[string]*template.Template, error
 	for _, page := range pageNames {
 		out[page] = map[string]*template.Template{}
 		for _, lang := range []string{"ko", "en"} {
-			t, err := template.New(page).Funcs(s.funcs(lang)).ParseFS(templateFS,
-				"templates/base.tmpl", "templates/partials.tmpl", "templates/"+page+".tmpl")
+			files := []string{"templates/base.tmpl", "templates/partials.tmpl", "templates/" + page + ".tmpl"}
+			for _, part := range pageParts[page] {
+				files = append(files, "templates/"+part)
+			}
+			t, err := template.New(page).Funcs(s.funcs(lang)).ParseFS(templateFS, files...)
 			if err != nil {
 				return nil, fmt.Errorf("web: parse %s templates: %w", page, err)
 			}
@@ -126,6 +143,7 @@ func (s *Site) funcs(lang string) template.FuncMap {
 		"caseURL": func(id string) string {
 			return prefix + incidentlib.CasePath(id)
 		},
+		"orgURL":    func(slug string) string { return prefix + orgPath(slug) },
 		"vocabName": func(v string) string { return T(lang, "vocab."+v) },
 		"dateKind":  func(k string) string { return T(lang, "date_kind."+k) },
 		"dur":       func(p *string) string { return duration(p, lang) },
@@ -200,4 +218,9 @@ func (s *Site) severity(id, lang string) string {
 		return T(lang, "unknown")
 	}
 	return s.vocab.Label(incidentlib.VocabSeverity, id, lang)
+}
+
+// feedLink is an Atom feed a page announces in its head.
+type feedLink struct {
+	Title, URL string
 }

@@ -879,6 +879,14 @@ func TestCrawl(t *testing.T) {
 	if pages < 400 {
 		t.Errorf("the crawl reached only %d pages", pages)
 	}
+	// The organisation pages, their feeds and the citations are linked
+	// from the pages, in both languages.
+	for _, p := range []string{"/orgs", "/en/orgs", "/orgs/preply", "/en/orgs/preply", "/orgs/preply/feed.atom",
+		"/en/orgs/wellcome-collection/feed.atom", "/cases/IL-0049/cite.json", "/en/cases/IL-0049/cite.json"} {
+		if !answered[p] {
+			t.Errorf("the crawl never reached %s", p)
+		}
+	}
 	// Every address in the sitemap answers 200: those the crawl reached
 	// did; the others are fetched now.
 	listed, fetched := sitemapPaths(t, mux), 0

@@ -388,7 +388,7 @@ func TestReaderJourney(t *testing.T) {
 			wantH = append(wantH, web.T("ko", words))
 		}
 	}
-	wantH = append(wantH, "관련 사례", "내 클러스터에도 있는지 확인하기", "AI 도구와 스크립트용")
+	wantH = append(wantH, "관련 사례", "내 클러스터에도 있는지 확인하기", "AI 도구와 스크립트용", web.T("ko", "cite.heading"), web.T("ko", "casenav.label"))
 	if !slices.Contains(wantH, "증상") || !slices.Contains(wantH, "교훈") || !slices.Contains(wantH, "원인") {
 		t.Errorf("the sections table gives the case page the headings %q", wantH)
 	}
@@ -573,9 +573,11 @@ func TestAccessibility(t *testing.T) {
 		{"/docs/api", 200}, {"/no-such-page", 404},
 		{"/en/", 200}, {"/en/cases?q=conntrack", 200}, {"/en/cases/IL-0049", 200}, {"/en/stats", 200},
 		{"/cases?component=no-such-term", 400},
+		{"/orgs", 200}, {"/orgs/wellcome-collection", 200}, {"/en/orgs", 200}, {"/en/orgs/preply", 200},
+		{"/orgs/no-such-org", 404}, {"/en/orgs/no-such-org", 404},
 	}
 	// At phone width wide blocks scroll: they must be reachable by keyboard.
-	for _, path := range []string{"/docs/api", "/stats", "/en/stats", "/cases/IL-0049"} {
+	for _, path := range []string{"/docs/api", "/stats", "/en/stats", "/cases/IL-0049", "/en/cases/IL-0049", "/orgs", "/en/orgs/wellcome-collection"} {
 		pages = append(pages, struct {
 			path   string
 			status int
