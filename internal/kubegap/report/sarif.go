@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -24,8 +25,20 @@ type sarifLog struct {
 type sarifRun struct {
 	Tool        sarifTool         `json:"tool"`
 	Invocations []sarifInvocation `json:"invocations"`
-	Results     []sarifResult     `json:"results"`
+	// OriginalURIBaseIDs says what the uriBaseId of relative artifact
+	// locations stands for: the folder kubegap ran in.
+	OriginalURIBaseIDs map[string]sarifBase `json:"originalUriBaseIds,omitempty"`
+	Results            []sarifResult        `json:"results"`
 }
+
+type sarifBase struct {
+	URI         string     `json:"uri,omitempty"`
+	Description *sarifText `json:"description,omitempty"`
+}
+
+// srcRoot is the uriBaseId of paths relative to the folder kubegap ran in
+// (the name GitHub code scanning and CodeQL use for the checkout).
+const srcRoot = "%SRCROOT%"
 
 // sarifInvocation carries what was read, the problems (as tool execution
 // notifications) and the checks not evaluated (as configuration
@@ -103,7 +116,8 @@ type sarifPhysical struct {
 }
 
 type sarifArtifact struct {
-	URI string `json:"uri"`
+	URI       string `json:"uri"`
+	URIBaseID string `json:"uriBaseId,omitempty"`
 }
 
 type sarifRegion struct {
@@ -163,7 +177,7 @@ func writeSARIF(w io.Writer, res *kubegap.Result, lang, version string) error {
 			// made up for it; the line is kept as a property.
 			loc.Properties = map[string]any{"input": "standard input", "line": src.Line}
 		case ok && src.File != "":
-			loc.PhysicalLocation = &sarifPhysical{ArtifactLocation: sarifArtifact{URI: artifactURI(src.File)}, Region: sarifRegion{StartLine: max(src.Line, 1)}}
+			loc.PhysicalLocation = &sarifPhysical{ArtifactLocation: artifactOf(src.File), Region: sarifRegion{StartLine: max(src.Line, 1)}}
 			if src.Template != "" {
 				loc.Properties = map[string]any{"sourceTemplate": src.Template}
 			}
@@ -201,7 +215,7 @@ func writeSARIF(w io.Writer, res *kubegap.Result, lang, version string) error {
 			if pl.File == manifest.StdinName || pl.File == "" {
 				continue
 			}
-			n.Locations = append(n.Locations, sarifLocation{PhysicalLocation: &sarifPhysical{ArtifactLocation: sarifArtifact{URI: artifactURI(pl.File)}, Region: sarifRegion{StartLine: max(pl.Line, 1)}}})
+			n.Locations = append(n.Locations, sarifLocation{PhysicalLocation: &sarifPhysical{ArtifactLocation: artifactOf(pl.File), Region: sarifRegion{StartLine: max(pl.Line, 1)}}})
 		}
 		if o := p.Object(); o != "" {
 			n.Properties = map[string]any{"object": o}
@@ -238,16 +252,66 @@ func writeSARIF(w io.Writer, res *kubegap.Result, lang, version string) error {
 		"problems": len(res.Problems), "checksSelected": res.Checks, "checksEvaluated": res.Evaluated(),
 		"checksNotEvaluated": notEval, "checksPartial": partial, "apiRequests": res.APIRequests,
 	}
+	run := sarifRun{
+		Tool:        sarifTool{Driver: sarifDriver{Name: "kubegap", Version: version, InformationURI: "https://github.com/incidentlib/incidentlib", Rules: rules}},
+		Invocations: []sarifInvocation{inv},
+		Results:     results,
+	}
+	if usesBase(run) {
+		run.OriginalURIBaseIDs = map[string]sarifBase{srcRoot: srcRootBase()}
+	}
 	log := sarifLog{
 		Schema:  "https://json.schemastore.org/sarif-2.1.0.json",
 		Version: "2.1.0",
-		Runs: []sarifRun{{
-			Tool:        sarifTool{Driver: sarifDriver{Name: "kubegap", Version: version, InformationURI: "https://github.com/incidentlib/incidentlib", Rules: rules}},
-			Invocations: []sarifInvocation{inv},
-			Results:     results,
-		}},
+		Runs:    []sarifRun{run},
 	}
 	return writeJSON(w, log)
+}
+
+// artifactOf is the artifact location of a file: a relative path is
+// relative to %SRCROOT%, the folder kubegap ran in.
+func artifactOf(file string) sarifArtifact {
+	a := sarifArtifact{URI: artifactURI(file)}
+	if !filepath.IsAbs(file) {
+		a.URIBaseID = srcRoot
+	}
+	return a
+}
+
+// usesBase says whether any location of run is relative to %SRCROOT%.
+func usesBase(run sarifRun) bool {
+	for _, r := range run.Results {
+		for _, l := range r.Locations {
+			if l.PhysicalLocation != nil && l.PhysicalLocation.ArtifactLocation.URIBaseID != "" {
+				return true
+			}
+		}
+	}
+	for _, inv := range run.Invocations {
+		for _, n := range inv.ToolExecutionNotifications {
+			for _, l := range n.Locations {
+				if l.PhysicalLocation != nil && l.PhysicalLocation.ArtifactLocation.URIBaseID != "" {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// srcRootBase says what %SRCROOT% is: the working folder, as an absolute
+// file URI ending in a slash, as SARIF requires; only described when the
+// folder cannot be known.
+func srcRootBase() sarifBase {
+	b := sarifBase{Description: &sarifText{Text: "The folder kubegap ran in; relative paths given to it are relative to this folder."}}
+	if wd, err := os.Getwd(); err == nil {
+		u := artifactURI(wd)
+		if !strings.HasSuffix(u, "/") {
+			u += "/"
+		}
+		b.URI = u
+	}
+	return b
 }
 
 // artifactURI names a file as SARIF wants it: an absolute path (as given

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -159,5 +160,87 @@ func TestSARIFPartial(t *testing.T) {
 	}
 	if inv0.Properties.ChecksEvaluated != res.Evaluated() {
 		t.Errorf("checksEvaluated %d, want %d", inv0.Properties.ChecksEvaluated, res.Evaluated())
+	}
+}
+
+// TestSARIFURIBaseIDs: every relative artifact location (results and
+// problem notifications) carries uriBaseId %SRCROOT%, which the run's
+// originalUriBaseIds names as the working folder (an absolute file URI
+// ending in a slash), so that base and path resolve to the file; absolute
+// paths need no base, and a log with none has no originalUriBaseIds. All of
+// it passes the SARIF 2.1.0 schema.
+func TestSARIFURIBaseIDs(t *testing.T) {
+	type artifact struct{ URI, URIBaseID string }
+	type location struct {
+		PhysicalLocation *struct{ ArtifactLocation artifact }
+	}
+	type sarif struct {
+		Runs []struct {
+			OriginalURIBaseIDs map[string]struct{ URI string } `json:"originalUriBaseIds"`
+			Results            []struct{ Locations []location }
+			Invocations        []struct {
+				ToolExecutionNotifications []struct{ Locations []location }
+			}
+		}
+	}
+	scan := func(paths ...string) sarif {
+		cs := checks.All()
+		inv, in, problems, err := kubegap.ReadInput(paths, nil, cs, kubegap.ReadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := kubegap.Evaluate(inv, cs, nil, true)
+		res.Input, res.Problems = in, problems
+		out := sarifOf(t, res)
+		sariftest.Validate(t, out)
+		var log sarif
+		if err := json.Unmarshal(out, &log); err != nil {
+			t.Fatal(err)
+		}
+		return log
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Relative: a fixture with findings, and the upstream folder's problems.
+	log := scan("../checks/testdata/dns-few-replicas/fail.yaml", "../testdata/upstream/broken")
+	run := log.Runs[0]
+	base, ok := run.OriginalURIBaseIDs["%SRCROOT%"]
+	if !ok || base.URI != "file://"+filepath.ToSlash(wd)+"/" {
+		t.Fatalf("originalUriBaseIds %+v, want %%SRCROOT%% = file://%s/", run.OriginalURIBaseIDs, filepath.ToSlash(wd))
+	}
+	baseURL, err := url.Parse(base.URI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var locs []location
+	for _, r := range run.Results {
+		locs = append(locs, r.Locations...)
+	}
+	for _, n := range run.Invocations[0].ToolExecutionNotifications {
+		locs = append(locs, n.Locations...)
+	}
+	if len(run.Results) == 0 || len(locs) <= len(run.Results) {
+		t.Fatalf("want findings and problems with places, got %d results, %d locations", len(run.Results), len(locs))
+	}
+	for _, l := range locs {
+		a := l.PhysicalLocation.ArtifactLocation
+		if a.URIBaseID != "%SRCROOT%" {
+			t.Errorf("%s: uriBaseId %q", a.URI, a.URIBaseID)
+		}
+		rel, err := url.Parse(a.URI)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(filepath.FromSlash(baseURL.ResolveReference(rel).Path)); err != nil {
+			t.Errorf("%s against %s: %v", a.URI, base.URI, err)
+		}
+	}
+	// Absolute: no base.
+	abs, _ := filepath.Abs("../checks/testdata/dns-few-replicas/fail.yaml")
+	log = scan(abs)
+	if run := log.Runs[0]; run.OriginalURIBaseIDs != nil || len(run.Results) == 0 || run.Results[0].Locations[0].PhysicalLocation.ArtifactLocation.URIBaseID != "" {
+		t.Errorf("absolute path: %+v", run)
 	}
 }
