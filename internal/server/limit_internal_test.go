@@ -88,6 +88,18 @@ func TestOneClientTakesOnlyItsShare(t *testing.T) {
 		return r
 	}
 	var done sync.WaitGroup
+	// Streams (GETs) held open count against nothing: the MCP client's
+	// stream for server messages stays open beside its calls.
+	for i := 0; i < 3; i++ {
+		started.Add(1)
+		done.Add(1)
+		go func() {
+			defer done.Done()
+			r := from("192.0.2.7", true)
+			r.Method, r.Body = "GET", http.NoBody
+			h.ServeHTTP(httptest.NewRecorder(), r)
+		}()
+	}
 	for i := 0; i < 2; i++ {
 		started.Add(1)
 		done.Add(1)

@@ -379,6 +379,14 @@ func limitConcurrency(h http.Handler, n, perClient int, bodyFor time.Duration, c
 	var mu sync.Mutex
 	held := map[string]int{}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// Calls come as POSTs. A GET (a client's stream for messages from
+		// the server, which a stateless server never sends) or a DELETE
+		// does no work that the slots bound, and a stream held open must
+		// not count against its client's calls.
+		if r.Method != http.MethodPost {
+			h.ServeHTTP(w, r)
+			return
+		}
 		if r.Body != nil && r.Body != http.NoBody {
 			if !readBody(w, r, bodyFor) {
 				return
