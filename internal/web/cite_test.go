@@ -70,11 +70,18 @@ func bibFields(t *testing.T, entry string) (kind, key string, fields map[string]
 // against the case's fields: plain text, BibTeX and the CSL-JSON link.
 func TestCiteBlock(t *testing.T) {
 	t.Parallel()
-	mux := newMux(t, sharedIndex(t), web.Options{})
-	c := testCorpus(t).Case("IL-0049")
-	day := c.UpdatedAt[:10]
-	for _, lang := range []string{"ko", "en"} {
-		path := langPrefix[lang] + "/cases/IL-0049"
+	// A case updated on a day of its own beside IL-0049 (the corpus's cases
+	// were all updated on the 1st or the 30th).
+	ix := withExtraCases(t, func(c *incidentlib.Case) {
+		c.UpdatedAt = "2025-07-19T08:30:00Z"
+		c.Review.WrittenBy = "Kim Editor"
+		c.Title = incidentlib.Text{EN: "Another case", KO: "다른 사례"}
+	})
+	mux := newMux(t, ix, web.Options{})
+	for _, tc := range []struct{ id, lang string }{{"IL-0049", "ko"}, {"IL-0049", "en"}, {"IL-9990", "ko"}, {"IL-9990", "en"}} {
+		c, lang := ix.Case(tc.id), tc.lang
+		day := c.UpdatedAt[:10]
+		path := langPrefix[lang] + "/cases/" + c.ID
 		r := get(t, mux, path)
 		checkHTML(t, path, r, lang)
 		doc := parseHTML(t, r.body)
@@ -91,7 +98,7 @@ func TestCiteBlock(t *testing.T) {
 		if text == nil {
 			t.Fatalf("%s: no plain-text citation", path)
 		}
-		for _, want := range []string{c.Review.WrittenBy, "IL-0049: " + title, day, pageURL, "incidentlib"} {
+		for _, want := range []string{c.Review.WrittenBy, c.ID + ": " + title, day, pageURL, "incidentlib"} {
 			if !strings.Contains(text.textOf(), want) {
 				t.Errorf("%s: the plain citation %q lacks %q", path, text.textOf(), want)
 			}
@@ -101,12 +108,12 @@ func TestCiteBlock(t *testing.T) {
 			t.Fatalf("%s: no BibTeX", path)
 		}
 		kind, key, f := bibFields(t, pre.rawText())
-		if kind != "misc" || key != "incidentlib-IL-0049" {
-			t.Errorf("%s: BibTeX entry @%s{%s, want @misc{incidentlib-IL-0049", path, kind, key)
+		if kind != "misc" || key != "incidentlib-"+c.ID {
+			t.Errorf("%s: BibTeX entry @%s{%s, want @misc{incidentlib-%s", path, kind, key, c.ID)
 		}
 		want := map[string]string{
 			"author":       "{" + c.Review.WrittenBy + "}",
-			"title":        "{IL-0049: " + title + "}",
+			"title":        "{" + c.ID + ": " + title + "}",
 			"howpublished": "incidentlib",
 			"year":         day[:4],
 			"url":          pageURL,
@@ -128,7 +135,7 @@ func TestCiteBlock(t *testing.T) {
 			t.Errorf("%s: the cite block does not say urldate is the reader's", path)
 		}
 		a := cite.first(func(n *node) bool { return n.Tag == "a" && strings.HasSuffix(n.Attr["href"], "cite.json") })
-		if a == nil || a.Attr["href"] != path+"/cite.json" || a.Attr["download"] != "IL-0049.csl.json" || a.Attr["type"] != web.CSLType {
+		if a == nil || a.Attr["href"] != path+"/cite.json" || a.Attr["download"] != c.ID+".csl.json" || a.Attr["type"] != web.CSLType {
 			t.Errorf("%s: CSL-JSON link %v", path, a)
 		}
 	}
@@ -137,9 +144,15 @@ func TestCiteBlock(t *testing.T) {
 // TestCSLJSON fetches the CSL-JSON download and checks it against the case.
 func TestCSLJSON(t *testing.T) {
 	t.Parallel()
-	mux := newMux(t, sharedIndex(t), web.Options{})
-	for _, id := range []string{"IL-0049", "IL-0863"} {
-		c := testCorpus(t).Case(id)
+	// The corpus's cases were all updated on the 1st or the 30th: one more,
+	// updated on another day, shows the day is the case's own.
+	ix := withExtraCases(t, func(c *incidentlib.Case) {
+		c.UpdatedAt = "2025-07-19T08:30:00Z"
+		c.Title = incidentlib.Text{EN: "Another case", KO: "다른 사례"}
+	})
+	mux := newMux(t, ix, web.Options{})
+	for _, id := range []string{"IL-0049", "IL-9990"} {
+		c := ix.Case(id)
 		if c == nil {
 			t.Fatalf("the corpus has no %s", id)
 		}
