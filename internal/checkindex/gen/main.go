@@ -32,9 +32,16 @@ func main() {
 	}
 }
 
-// render writes the index of cs, one check a line, in the order given
-// (checks.All sorts by id).
-func render(cs []*checks.Check) ([]byte, error) {
+// render writes the index of the checks of cs that cite a case, one check
+// a line, in the order given (checks.All sorts by id). A check no case
+// grounds has no place on a case page.
+func render(all []*checks.Check) ([]byte, error) {
+	var cs []*checks.Check
+	for _, c := range all {
+		if len(c.Cases) > 0 {
+			cs = append(cs, c)
+		}
+	}
 	var buf bytes.Buffer
 	buf.WriteString("[\n")
 	for i, c := range cs {

@@ -47,7 +47,13 @@ func TestBuiltInAnswersLikeRegistry(t *testing.T) {
 			t.Errorf("ForCase(%s) (-registry +index):\n%s", id, d)
 		}
 	}
-	if n, m := len(ix.All()), len(checks.All()); n != m {
-		t.Errorf("the index holds %d checks, the registry %d", n, m)
+	cited := 0
+	for _, c := range checks.All() {
+		if len(c.Cases) > 0 {
+			cited++
+		}
+	}
+	if n := len(ix.All()); n != cited {
+		t.Errorf("the index holds %d checks, the registry %d that cite a case", n, cited)
 	}
 }

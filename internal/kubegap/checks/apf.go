@@ -42,7 +42,17 @@ func nodeAgentUnboundedList() *Check {
 			KO: "에이전트가 실제로 얼마나 자주 LIST하는지(watch만 할 수도 있고, field selector로 나열해도 etcd는 모든 객체를 읽어 답합니다), 집계(aggregated) ClusterRole·네임스페이스 RoleBinding·서비스 어카운트 그룹 이외의 그룹으로 받은 권한, matchingPrecedence가 더 낮아 요청을 먼저 잡는 FlowSchema, 그리고 오프라인 모드에서는 API 서버에 기본으로 들어 있는 FlowSchema와 우선순위 수준은 보지 못합니다.",
 		},
 		Kinds: []inventory.Kind{inventory.DaemonSet, inventory.ClusterRoleBinding, inventory.ClusterRole, inventory.FlowSchema, inventory.PriorityLevel},
-		Cases: []string{"IL-0195", "IL-0194", "IL-0005"},
+		Citations: []Citation{
+			{Case: "IL-0195",
+				Quote:   "If a particular client's requests are put in their own API Priority and Fairness priority level, that client can flood the API without pushing user requests aside, and the API server stays up.",
+				QuoteKO: "어떤 클라이언트의 요청에 API Priority and Fairness 의 전용 우선순위 수준을 따로 배정하면, 그 클라이언트가 요청을 퍼부어도 사용자 요청은 제때 처리되고 API 서버도 쓰러지지 않는다."},
+			{Case: "IL-0194",
+				Quote:   "Multiplied by every pod of a DaemonSet re-listing after an API server restart, such requests can overwhelm etcd.",
+				QuoteKO: "API 서버 재시작 뒤 DaemonSet 파드 전부가 다시 list 하면 이런 요청이 곱해져 etcd 를 무너뜨릴 수 있다."},
+			{Case: "IL-0005",
+				Quote:   "Because telemetry runs on every node, its configuration made each node run resource-heavy Kubernetes API operations whose cost grew with cluster size.",
+				QuoteKO: "텔레메트리는 모든 노드에서 돌기 때문에, 이 서비스의 설정 탓에 노드마다 클러스터 크기에 비례해 비용이 커지는 무거운 쿠버네티스 API 작업을 실행하게 됐다."},
+		},
 	}
 	c.Run = func(inv *inventory.Inventory) []Finding {
 		roles := map[string]*rbacv1.ClusterRole{}

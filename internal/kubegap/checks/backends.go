@@ -43,7 +43,11 @@ func webhookBackendFragile() *Check {
 		},
 		Kinds: []inventory.Kind{inventory.Service, inventory.HPA},
 		AnyOf: [][]inventory.Kind{{inventory.ValidatingWebhook, inventory.MutatingWebhook}, {inventory.Deployment, inventory.StatefulSet}},
-		Cases: []string{"IL-0324", "IL-0433"},
+		Citations: []Citation{
+			{Case: "IL-0324",
+				Quote:   "Add a liveness probe so OPA is restarted when it becomes unresponsive",
+				QuoteKO: "OPA 가 응답하지 않으면 재시작되도록 liveness probe 를 추가하고"},
+		},
 	}
 	c.Run = func(inv *inventory.Inventory) []Finding {
 		served := map[inventory.Ref][]string{} // backend -> webhooks
@@ -163,7 +167,11 @@ func jobIstioSidecar() *Check {
 		},
 		AnyOf:    [][]inventory.Kind{{inventory.Job, inventory.CronJob}},
 		Optional: []inventory.Kind{inventory.Namespace},
-		Cases:    []string{"IL-0327"},
+		Citations: []Citation{
+			{Case: "IL-0327",
+				Quote:   "Kubernetes Jobs never finished because the Istio proxy sidecar keeps running after the job's program exits.",
+				QuoteKO: "쿠버네티스 Job 은 작업 프로그램이 끝나도 Istio 프록시 사이드카가 계속 떠 있어 끝나지 않았다."},
+		},
 	}
 	c.Run = func(inv *inventory.Inventory) []Finding {
 		var out []Finding
@@ -226,7 +234,11 @@ func istioPortNames() *Check {
 			KO: "Istio 버전과 프로토콜 감지(최근 버전은 이름 없는 포트에서 HTTP를 알아내지만, 서버가 먼저 말하는 프로토콜은 여전히 실패합니다), 네임스페이스 레이블 없이 자체 레이블로 주입되는 파드, 다른 메시는 보지 못합니다.",
 		},
 		Kinds: []inventory.Kind{inventory.Service, inventory.Namespace},
-		Cases: []string{"IL-0327"},
+		Citations: []Citation{
+			{Case: "IL-0327",
+				Quote:   "Right after deployment nearly all pods were in CrashLoopBackOff because port names lacked the protocol prefix Istio uses to tell HTTP, gRPC and TCP apart.",
+				QuoteKO: "배포 직후 거의 모든 파드가 CrashLoopBackOff 에 빠졌는데, Istio 가 HTTP, gRPC, TCP 를 구분하는 데 쓰는 프로토콜 접두어가 포트 이름에 없었기 때문이다."},
+		},
 	}
 	c.Run = func(inv *inventory.Inventory) []Finding {
 		var out []Finding

@@ -86,9 +86,32 @@ type Check struct {
 	// NeedObjects are kinds of which at least one object must be present:
 	// an offline input without any Node says nothing about nodes.
 	NeedObjects []inventory.Kind
-	// Cases are the corpus ids that ground the check.
+	// Citations are the corpus cases that ground the check, each with the
+	// sentence of the case that states the mechanism the check looks for.
+	Citations []Citation
+	// Cases are the ids of Citations, in their order, filled in when the
+	// registry is built; a check sets Citations, never Cases.
 	Cases []string
 	Run   func(inv *inventory.Inventory) []Finding
+}
+
+// Citation is one case that grounds a check, with its evidence: Quote is a
+// sentence or clause taken verbatim from one of the case's English texts,
+// and QuoteKO its counterpart taken verbatim from the same case's Korean
+// text (empty when the Korean text has none). TestCitationsQuoteTheirCases
+// holds both to the corpus, white space aside.
+type Citation struct {
+	Case    string `json:"case"`
+	Quote   string `json:"quote"`
+	QuoteKO string `json:"quote_ko,omitempty"`
+}
+
+// QuoteIn returns the quote in lang, falling back to the English one.
+func (c Citation) QuoteIn(lang string) string {
+	if lang == "ko" && c.QuoteKO != "" {
+		return c.QuoteKO
+	}
+	return c.Quote
 }
 
 // Finding is one gap on one object. Severity may be below the check's own
@@ -99,6 +122,8 @@ type Finding struct {
 	Object   inventory.Ref
 	Message  incidentlib.Text
 	Cases    []string
+	// Citations are the check's citations, with the quotes behind Cases.
+	Citations []Citation
 }
 
 // All returns the registry, sorted by id.
@@ -146,7 +171,7 @@ func (c *Check) finding(sev Severity, ref inventory.Ref, en, ko string) Finding 
 	if sev == 0 {
 		sev = c.Severity
 	}
-	return Finding{Check: c.ID, Severity: sev, Object: ref, Message: incidentlib.Text{EN: en, KO: ko}, Cases: c.Cases}
+	return Finding{Check: c.ID, Severity: sev, Object: ref, Message: incidentlib.Text{EN: en, KO: ko}, Cases: c.Cases, Citations: c.Citations}
 }
 
 // Missing returns what c needs and inv did not read: the Kinds not read,

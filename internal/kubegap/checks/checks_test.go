@@ -146,7 +146,11 @@ func runFixture(t *testing.T, c *checks.Check, path string) []string {
 			}
 			line = fmt.Sprint(src.Line)
 		}
-		out = append(out, fmt.Sprintf("%s %s %s/%s line %s cases %s", f.Severity, f.Object.Kind, ns, f.Object.Name, line, strings.Join(f.Cases, ",")))
+		cases := strings.Join(f.Cases, ",")
+		if cases == "" {
+			cases = "-" // a check no case grounds (see uncited)
+		}
+		out = append(out, fmt.Sprintf("%s %s %s/%s line %s cases %s", f.Severity, f.Object.Kind, ns, f.Object.Name, line, cases))
 	}
 	sort.Strings(out)
 	return out
@@ -161,7 +165,7 @@ func TestCasesExist(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, k := range checks.All() {
-		if len(k.Cases) == 0 {
+		if len(k.Cases) == 0 && !uncited[k.ID] {
 			t.Errorf("%s cites no case", k.ID)
 		}
 		for _, id := range k.Cases {

@@ -109,7 +109,11 @@ func dnsMemoryLimit() *Check {
 		},
 		Kinds: []inventory.Kind{inventory.ConfigMap, inventory.Service},
 		AnyOf: [][]inventory.Kind{{inventory.Deployment, inventory.DaemonSet}},
-		Cases: []string{"IL-0313"},
+		Citations: []Citation{
+			{Case: "IL-0313",
+				Quote:   "all CoreDNS pods were OOM Killed at the same time and kept getting OOM killed (memory limit `100Mi`).",
+				QuoteKO: "모든 CoreDNS 파드가 동시에 OOM Killed 된 뒤 계속 다시 OOM 으로 죽었다(메모리 한도 `100Mi`)."},
+		},
 	}
 	c.Run = func(inv *inventory.Inventory) []Finding {
 		var out []Finding
@@ -172,7 +176,11 @@ func dnsAutoscalerConntrack() *Check {
 		},
 		Kinds:    []inventory.Kind{inventory.Deployment, inventory.DaemonSet},
 		Optional: []inventory.Kind{inventory.HPA},
-		Cases:    []string{"IL-0049"},
+		Citations: []Citation{
+			{Case: "IL-0049",
+				Quote:   "Shrinking CoreDNS has a cost: when kube-proxy fails to clear a removed pod's conntrack entries, DNS queries keep flowing to that pod.",
+				QuoteKO: "CoreDNS 를 줄이는 데에도 대가가 따른다. 빠진 파드의 conntrack 항목을 kube-proxy 가 치우지 못하면 클라이언트는 계속 그 파드로 DNS 질의를 보낸다."},
+		},
 	}
 	a.Run = func(inv *inventory.Inventory) []Finding {
 		if len(nodeLocalDNS(inv)) > 0 || !runsKubeProxy(inv) {
@@ -229,7 +237,11 @@ func dnsFewReplicas() *Check {
 			KO: "복제본들이 넘겨받을 부하를 감당할 여유가 있는지(인용한 사례에서는 평균의 세 배도 모자랐습니다), CoreDNS/kube-dns가 아닌 DNS, 그리고 매개변수가 kube-system ConfigMap에도 --default-params에도 없는 cluster-proportional-autoscaler의 하한은 보지 못합니다. 그런 Deployment는 복제본 수를 replicas 필드가 아니라 오토스케일러가 정하므로 판단하지 않습니다.",
 		},
 		Kinds: []inventory.Kind{inventory.Deployment, inventory.HPA, inventory.ConfigMap},
-		Cases: []string{"IL-0357"},
+		Citations: []Citation{
+			{Case: "IL-0357",
+				Quote:   "Headroom sized against average load is not enough for CoreDNS: losing a single replica shifts its traffic onto the rest at once, and even three times the average capacity per pod did not absorb that spike.",
+				QuoteKO: "평균 부하를 기준으로 잡은 여유만으로는 CoreDNS 에 충분하지 않다. 레플리카 하나가 빠지면 그 트래픽이 한꺼번에 나머지로 넘어가며, 파드마다 평균의 3배 용량을 주었어도 이 급증을 흡수하지 못했다."},
+		},
 	}
 	r.Run = func(inv *inventory.Inventory) []Finding {
 		var out []Finding

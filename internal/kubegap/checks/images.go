@@ -83,7 +83,14 @@ func imagePullAlwaysPublic() *Check {
 			KO: "노드의 컨테이너 런타임에 설정된 레지스트리 미러(containerd 레지스트리 호스트 설정), 노드에 이미 캐시된 이미지, 속도 제한을 높여 주는 이미지 풀 시크릿, 그 밖의 공개 레지스트리는 보지 못합니다.",
 		},
 		AnyOf: [][]inventory.Kind{allWorkloads},
-		Cases: []string{"IL-0744", "IL-0562", "IL-0858"},
+		Citations: []Citation{
+			{Case: "IL-0744",
+				Quote:   "Each restart needed the service's server image to be pulled again, but the primary image registry enforced restrictive rate limits and refused the pulls, so the services could not come back.",
+				QuoteKO: "재시작할 때마다 서비스의 서버 이미지를 다시 받아야 했는데, 주 이미지 레지스트리가 엄격한 속도 제한을 걸어 풀을 거부했고 서비스는 다시 올라오지 못했다."},
+			{Case: "IL-0562",
+				Quote:   "new nodes are added during autoscaling and pull container images from public registries such as quay.io and docker.io before they become ready.",
+				QuoteKO: "오토스케일 때 추가된 새 노드는 quay.io, docker.io 같은 공개 레지스트리에서 컨테이너 이미지를 받은 뒤에야 준비 상태가 된다."},
+		},
 	}
 	c.Run = func(inv *inventory.Inventory) []Finding {
 		var out []Finding
@@ -128,8 +135,8 @@ func imageMutableTag() *Check {
 			EN: "Other tags that are moved on purpose (stable, a major version), and admission policies or controllers that resolve tags to digests at creation.",
 			KO: "일부러 옮겨 다는 다른 태그(stable, 메이저 버전), 생성할 때 태그를 다이제스트로 바꿔 주는 어드미션 정책이나 컨트롤러는 보지 못합니다.",
 		},
-		AnyOf: [][]inventory.Kind{allWorkloads},
-		Cases: []string{"IL-0565"},
+		AnyOf:     [][]inventory.Kind{allWorkloads},
+		Citations: nil, // no case in the corpus states the mechanism (see TestCitations)
 	}
 	c.Run = func(inv *inventory.Inventory) []Finding {
 		var out []Finding

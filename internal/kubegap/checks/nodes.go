@@ -44,7 +44,14 @@ func nodeDiskFullOfImages() *Check {
 		},
 		Kinds:       []inventory.Kind{inventory.Node},
 		NeedObjects: []inventory.Kind{inventory.Node},
-		Cases:       []string{"IL-0019", "IL-0305"},
+		Citations: []Citation{
+			{Case: "IL-0019",
+				Quote:   "The module's version 18 had changed the launch template so that the disk size dropped from 100 GB to 20 GB, which was too small to hold the images that workloads pull.",
+				QuoteKO: "모듈 18 버전이 launch template 을 바꾸면서 디스크 크기가 100GB 에서 20GB 로 줄었고, 워크로드가 받아 오는 이미지를 담기에는 부족했다."},
+			{Case: "IL-0305",
+				Quote:   "the kubelet could not free space because containerd image garbage collection found nothing it was allowed to remove, and image pulls failed.",
+				QuoteKO: "containerd 이미지 GC 가 지울 수 있는 이미지를 찾지 못해 kubelet 이 공간을 확보하지 못했고, 이미지 풀이 실패했다."},
+		},
 	}
 	d.Run = func(inv *inventory.Inventory) []Finding {
 		var out []Finding
@@ -99,7 +106,11 @@ func nodeDiskSmallerThanPeers() *Check {
 		},
 		Kinds:       []inventory.Kind{inventory.Node},
 		NeedObjects: []inventory.Kind{inventory.Node},
-		Cases:       []string{"IL-0019"},
+		Citations: []Citation{
+			{Case: "IL-0019",
+				Quote:   "Comparing old and new nodes showed that the new ones had only 20 GB of root disk.",
+				QuoteKO: "기존 노드와 새 노드를 비교해 보니 새 노드의 루트 디스크가 20GB 뿐이었다."},
+		},
 	}
 	p.Run = func(inv *inventory.Inventory) []Finding {
 		var sizes []int64
@@ -152,7 +163,11 @@ func cpuLimitCFSBugKernel() *Check {
 		Kinds:       []inventory.Kind{inventory.Node},
 		AnyOf:       [][]inventory.Kind{allWorkloads},
 		NeedObjects: []inventory.Kind{inventory.Node},
-		Cases:       []string{"IL-0326"},
+		Citations: []Citation{
+			{Case: "IL-0326",
+				Quote:   "On top of this, a known kernel bug in the CFS scheduler caused unnecessary throttling and kept containers from reaching their allowed quota.",
+				QuoteKO: "게다가 CFS 스케줄러에 알려진 커널 버그가 있어 불필요한 스로틀링을 일으키고 컨테이너가 허용된 쿼터조차 다 쓰지 못하게 했다."},
+		},
 	}
 	k.Run = func(inv *inventory.Inventory) []Finding {
 		limited := 0
@@ -224,7 +239,11 @@ func masterNodeLabelSelector() *Check {
 		// findings, and without Nodes the severity stays medium.
 		AnyOf:    [][]inventory.Kind{{inventory.Deployment, inventory.StatefulSet, inventory.DaemonSet}},
 		Optional: []inventory.Kind{inventory.Node, inventory.BGPPeer},
-		Cases:    []string{"IL-0351"},
+		Citations: []Citation{
+			{Case: "IL-0351",
+				Quote:   "Kubernetes renamed \"master\" to \"control-plane\" in the 1.20 series and, in 1.24, removed the old label even from running clusters, so the selectors stopped matching.",
+				QuoteKO: "Kubernetes 는 1.20 대에서 \"master\" 라는 이름을 \"control-plane\" 으로 바꾸었고 1.24 에서는 실행 중인 클러스터에서도 옛 레이블을 지웠기 때문에 셀렉터가 더는 아무 노드와도 맞지 않게 되었다."},
+		},
 	}
 	m.Run = func(inv *inventory.Inventory) []Finding {
 		const label = "node-role.kubernetes.io/master"

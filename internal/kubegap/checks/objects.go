@@ -60,7 +60,14 @@ func dexKubernetesStorage() *Check {
 		// as read without a request, and the check would pass on
 		// discovery alone for an identity that may list nothing.
 		Kinds: []inventory.Kind{inventory.CustomResourceDefinition, inventory.AuthRequest},
-		Cases: []string{"IL-0076", "IL-0302"},
+		Citations: []Citation{
+			{Case: "IL-0076",
+				Quote:   "made dex create AuthRequest objects much faster than they went away, and the API became slow.",
+				QuoteKO: "dex 가 AuthRequest 오브젝트를 사라지는 속도보다 훨씬 빨리 만들어 냈고, API 가 느려졌다."},
+			{Case: "IL-0302",
+				Quote:   "dex used Kubernetes as its storage backend, so every request to dex created a new authrequest resource in the cluster.",
+				QuoteKO: "dex 는 쿠버네티스를 저장소 백엔드로 쓰고 있어서 dex 로 가는 요청마다 클러스터에 authrequest 리소스가 새로 생겼다."},
+		},
 	}
 	d.Run = func(inv *inventory.Inventory) []Finding {
 		const crd = "authrequests.dex.coreos.com"
@@ -104,7 +111,11 @@ func calicoIPAMGc() *Check {
 		},
 		Kinds:    []inventory.Kind{inventory.Deployment, inventory.Node, inventory.StatefulSet, inventory.DaemonSet},
 		Optional: []inventory.Kind{inventory.IPAMHandle},
-		Cases:    []string{"IL-0304"},
+		Citations: []Citation{
+			{Case: "IL-0304",
+				Quote:   "Calico's IPAM garbage-collection controller had never been enabled, so stale IPAM handles had piled up over years to 6,071 entries, each one a row in dqlite, the cluster's datastore.",
+				QuoteKO: "Calico 의 IPAM GC 컨트롤러가 한 번도 켜진 적이 없어서 낡은 IPAM 핸들이 몇 년에 걸쳐 6,071개까지 쌓였고, 핸들 하나하나가 클러스터 데이터 저장소인 dqlite 의 행이었다."},
+		},
 	}
 	c.Run = func(inv *inventory.Inventory) []Finding {
 		var out []Finding

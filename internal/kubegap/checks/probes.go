@@ -57,7 +57,17 @@ func livenessSameAsReadiness() *Check {
 			KO: "애플리케이션 안에서 같은 것을 확인하는 서로 다른 엔드포인트, 임계값이 충분히 달라 의미가 있는 프로브(핸들러만 비교합니다), 단독 파드는 보지 못합니다.",
 		},
 		AnyOf: [][]inventory.Kind{longRunning},
-		Cases: []string{"IL-0710", "IL-0711"},
+		Citations: []Citation{
+			{Case: "IL-0710",
+				Quote:   "Update readiness checks to validate the dependencies that degraded under load, for example pinging the database instead of mirroring the liveness check.",
+				QuoteKO: "readiness 체크가 liveness 체크를 그대로 따라 하지 말고, 부하에서 나빠졌던 의존성(예 데이터베이스 ping)을 확인하도록 바꾼다."},
+			{Case: "IL-0854",
+				Quote:   "With no connections to spare, the service could not answer its health checks, so Kubernetes restarted it again and again, each time before it had a chance to settle.",
+				QuoteKO: "남은 연결이 없으니 서비스는 헬스체크에 답하지 못했고, 쿠버네티스는 서비스가 안정될 틈도 없이 재시작을 거듭했다."},
+			{Case: "IL-0709",
+				Quote:   "health-check restarts under load remove capacity exactly when it is needed.",
+				QuoteKO: "부하 중의 헬스 체크 재시작은 용량이 가장 필요한 순간에 용량을 빼 버린다."},
+		},
 	}
 	c.Run = func(inv *inventory.Inventory) []Finding {
 		var out []Finding
@@ -106,7 +116,17 @@ func livenessShortWindow() *Check {
 			KO: "프로세스가 실제로 얼마나 멈추는지(30초씩 멈추지 않는 프로세스가 많습니다), 엔드포인트 지연에 견준 프로브의 timeoutSeconds, 단독 파드의 프로브는 보지 못합니다.",
 		},
 		AnyOf: [][]inventory.Kind{longRunning},
-		Cases: []string{"IL-0564"},
+		Citations: []Citation{
+			{Case: "IL-0564",
+				Quote:   "On ARM64 the JVM becomes completely unresponsive for about 75 seconds after the failed load, while the gateway's liveness probe tolerates only 30 seconds, so kubelet kills each pod mid-stall and restarts it, forever.",
+				QuoteKO: "ARM64 에서는 로드 실패 뒤 JVM 이 약 75초 동안 완전히 응답하지 않는데, 게이트웨이의 liveness 프로브는 30초까지만 참아 주므로 kubelet 이 멈춘 파드를 죽이고 다시 띄우기를 끝없이 반복한다."},
+			{Case: "IL-0854",
+				Quote:   "At 08:00 UTC they adjusted the health check thresholds so the service had time to recover",
+				QuoteKO: "08시에는 서비스가 회복할 시간을 벌도록 헬스체크 임계값을 조정하고"},
+			{Case: "IL-0855",
+				Quote:   "Starved, they stopped answering their health checks for a while and were restarted again and again.",
+				QuoteKO: "CPU 가 모자란 파드는 한동안 헬스체크에 응답하지 못했고 재시작을 거듭했다."},
+		},
 	}
 	c.Run = func(inv *inventory.Inventory) []Finding {
 		var out []Finding

@@ -53,13 +53,26 @@ func checkList() []*Check {
 	}
 }
 
-// buildRegistry sorts the checks by id and refuses a duplicate id or a
-// check without a rule: both are programming errors, caught by every test.
+// buildRegistry sorts the checks by id, fills in each check's Cases from
+// its Citations, and refuses a duplicate id, a check without a rule, a
+// check that sets Cases itself or cites a case twice: all are programming
+// errors, caught by every test.
 func buildRegistry(cs []*Check) []*Check {
 	sort.Slice(cs, func(i, j int) bool { return cs[i].ID < cs[j].ID })
 	for i, c := range cs {
 		if c.Run == nil {
 			panic(fmt.Sprintf("check %s has no rule", c.ID))
+		}
+		if len(c.Cases) > 0 {
+			panic(fmt.Sprintf("check %s sets Cases; set Citations, from which Cases are made", c.ID))
+		}
+		seen := map[string]bool{}
+		for _, ct := range c.Citations {
+			if seen[ct.Case] {
+				panic(fmt.Sprintf("check %s cites %s twice", c.ID, ct.Case))
+			}
+			seen[ct.Case] = true
+			c.Cases = append(c.Cases, ct.Case)
 		}
 		if i > 0 && cs[i-1].ID == c.ID {
 			panic(fmt.Sprintf("check id %s is used twice", c.ID))

@@ -75,7 +75,17 @@ func noMemoryLimit() *Check {
 		},
 		Kinds: []inventory.Kind{inventory.LimitRange},
 		AnyOf: [][]inventory.Kind{allWorkloads},
-		Cases: []string{"IL-0331"},
+		Citations: []Citation{
+			{Case: "IL-0331",
+				Quote:   "New ElastAlert rule drives unlimited pod memory up, nodes hit SystemOOM and go NotReady",
+				QuoteKO: "새 ElastAlert 규칙으로 limit 없는 파드 메모리가 치솟아 노드가 SystemOOM 후 NotReady"},
+			{Case: "IL-0547",
+				Quote:   "The report's explanation is that a build container probably used up the node's memory, since build pods had no memory limits at the time.",
+				QuoteKO: "보고서의 설명은 당시 빌드 파드에 메모리 제한이 없어서 빌드 컨테이너 하나가 노드 메모리를 다 썼을 것이라는 추정이다."},
+			{Case: "IL-0777",
+				Quote:   "Without resource limits, one service's spike on the site could get the database on the same server OOM-killed.",
+				QuoteKO: "리소스 한도가 없으니 사이트 한 서비스의 급증이 같은 서버의 데이터베이스를 OOM 으로 죽게 할 수 있었다."},
+		},
 	}
 	m.Run = func(inv *inventory.Inventory) []Finding {
 		var out []Finding
@@ -116,7 +126,11 @@ func prometheusStartupWindow() *Check {
 			KO: "WAL의 실제 크기와 재생 시간(작은 Prometheus는 15분 안에 충분히 뜹니다), 시작할 때 로그를 재생하는 다른 서버(Loki, Thanos receive, 데이터베이스)는 보지 못합니다.",
 		},
 		AnyOf: [][]inventory.Kind{{inventory.StatefulSet, inventory.Deployment}},
-		Cases: []string{"IL-0416"},
+		Citations: []Citation{
+			{Case: "IL-0416",
+				Quote:   "The WAL count was high when Prometheus restarted, so replaying it took longer than the default startupProbe allowance of 15 minutes, and the container was restarted each time before the reload could finish.",
+				QuoteKO: "재시작 시점의 WAL 개수가 많아 재생에 기본 startupProbe 허용 시간인 15분보다 오래 걸렸고, 그래서 재로드가 끝나기 전에 컨테이너가 매번 재시작됐다."},
+		},
 	}
 	p.Run = func(inv *inventory.Inventory) []Finding {
 		var out []Finding
@@ -170,7 +184,11 @@ func jobRetriesUnboundedMemory() *Check {
 		},
 		Kinds: []inventory.Kind{inventory.LimitRange},
 		AnyOf: [][]inventory.Kind{{inventory.Job, inventory.CronJob}},
-		Cases: []string{"IL-0361"},
+		Citations: []Citation{
+			{Case: "IL-0361",
+				Quote:   "The job used up all the resources on its node, the node became unhealthy and was killed, and Kubernetes placed the job on another node, which met the same fate.",
+				QuoteKO: "작업이 노드의 자원을 모두 써 버리자 노드가 비정상 상태가 되어 제거됐고, Kubernetes 는 작업을 다른 노드에 다시 배치했으며 그 노드도 같은 운명을 맞았다."},
+		},
 	}
 	j.Run = func(inv *inventory.Inventory) []Finding {
 		var out []Finding

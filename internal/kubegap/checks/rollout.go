@@ -35,7 +35,11 @@ func serviceSelectorExtraLabel() *Check {
 		},
 		Kinds: []inventory.Kind{inventory.Service},
 		AnyOf: [][]inventory.Kind{{inventory.Deployment, inventory.StatefulSet, inventory.DaemonSet}},
-		Cases: []string{"IL-0191"},
+		Citations: []Citation{
+			{Case: "IL-0191",
+				Quote:   "As soon as the rollout began, the distributor Service therefore matched only the new pods that already carried the label, all write traffic landed on those few pods, and they were OOM-killed and restarted again and again.",
+				QuoteKO: "롤아웃이 시작되자 distributor Service 는 레이블을 이미 단 새 파드만 가리키게 됐고, 쓰기 트래픽 전부가 그 몇 안 되는 파드로 쏠려 파드들이 OOM 으로 죽고 다시 뜨기를 거듭했다."},
+		},
 	}
 	s.Run = func(inv *inventory.Inventory) []Finding {
 		var out []Finding
@@ -102,7 +106,11 @@ func noPrestopBehindLB() *Check {
 		Kinds:    []inventory.Kind{inventory.Service},
 		AnyOf:    [][]inventory.Kind{{inventory.Deployment, inventory.StatefulSet}},
 		Optional: []inventory.Kind{inventory.Ingress},
-		Cases:    []string{"IL-0323"},
+		Citations: []Citation{
+			{Case: "IL-0323",
+				Quote:   "With plain Services the endpoint change is so fast that it rarely shows, but ingresses react much more slowly, so a pod can get SIGTERM well before the ingress stops sending it new connections.",
+				QuoteKO: "일반 서비스에서는 엔드포인트 반영이 워낙 빨라 잘 드러나지 않지만 ingress 는 반응이 훨씬 느려서, 파드가 SIGTERM 을 받은 뒤에도 한참 동안 ingress 가 새 연결을 보낼 수 있다."},
+		},
 	}
 	p.Run = func(inv *inventory.Inventory) []Finding {
 		fronted := map[string]string{} // ns/name -> how
@@ -185,9 +193,9 @@ func noDisruptionBudget() *Check {
 			EN: "How nodes are replaced: a budget only holds against evictions, and tools that terminate instances directly (as in the cited case) bypass it. Budgets that exist but allow zero disruptions (which block drains) are not judged here.",
 			KO: "노드를 어떻게 교체하는지는 보지 못합니다. 예산은 eviction에만 효력이 있어서, 인스턴스를 바로 종료하는 도구(인용한 사례처럼)는 이를 우회합니다. 있지만 중단을 하나도 허용하지 않는(drain을 막는) 예산은 여기서 판단하지 않습니다.",
 		},
-		Kinds: []inventory.Kind{inventory.PDB},
-		AnyOf: [][]inventory.Kind{{inventory.Deployment, inventory.StatefulSet}},
-		Cases: []string{"IL-0342"},
+		Kinds:     []inventory.Kind{inventory.PDB},
+		AnyOf:     [][]inventory.Kind{{inventory.Deployment, inventory.StatefulSet}},
+		Citations: nil, // no case in the corpus states the mechanism (see TestCitations)
 	}
 	b.Run = func(inv *inventory.Inventory) []Finding {
 		var out []Finding
@@ -247,7 +255,11 @@ func externalDNSWeightMissing() *Check {
 		},
 		Kinds:    []inventory.Kind{inventory.Ingress},
 		Optional: []inventory.Kind{inventory.Service},
-		Cases:    []string{"IL-0415"},
+		Citations: []Citation{
+			{Case: "IL-0415",
+				Quote:   "external-dns was trying to put the records back but its writes kept failing, because an unrelated ingress was missing the `external-dns.alpha.kubernetes.io/aws-weight` annotation.",
+				QuoteKO: "external-dns 는 레코드를 되살리려 하고 있었지만 쓰기가 계속 실패했다. 관련 없는 ingress 하나에 `external-dns.alpha.kubernetes.io/aws-weight` 어노테이션이 빠져 있었기 때문이다."},
+		},
 	}
 	e.Run = func(inv *inventory.Inventory) []Finding {
 		const setID, weight = "external-dns.alpha.kubernetes.io/set-identifier", "external-dns.alpha.kubernetes.io/aws-weight"

@@ -75,7 +75,14 @@ func replicasNotSpread() *Check {
 			KO: "지금 파드가 실제로 어디 있는지, 스케줄러 설정에 둔 클러스터 전체 기본 분산, 노드 수, 어차피 모든 복제본을 작은 노드 풀에 묶는 노드 셀렉터는 보지 못합니다.",
 		},
 		AnyOf: [][]inventory.Kind{{inventory.Deployment, inventory.StatefulSet}},
-		Cases: []string{"IL-0542", "IL-0560"},
+		Citations: []Citation{
+			{Case: "IL-0542",
+				Quote:   "During a node pool upgrade the last old nodes, which carried all ingress-controller pods, were cordoned and mybinder.org was down for about 40 minutes unnoticed",
+				QuoteKO: "노드 풀 업그레이드 중 인그레스 컨트롤러 파드가 모두 올라가 있던 마지막 옛 노드들을 cordon 해, mybinder.org 가 아무도 모르게 약 40분 동안 내려감"},
+			{Case: "IL-0560",
+				Quote:   "Letting every scan controller consolidate on one node meant a single unhealthy node affected every customer",
+				QuoteKO: "모든 스캔 컨트롤러가 노드 하나에 몰리게 둔 탓에 노드 하나의 고장이 모든 고객에게 번졌고"},
+		},
 	}
 	c.Run = func(inv *inventory.Inventory) []Finding {
 		var out []Finding
@@ -150,7 +157,17 @@ func noResourceRequests() *Check {
 		},
 		Kinds: []inventory.Kind{inventory.LimitRange},
 		AnyOf: [][]inventory.Kind{allWorkloads},
-		Cases: []string{"IL-0712", "IL-0779", "IL-0711"},
+		Citations: []Citation{
+			{Case: "IL-0712",
+				Quote:   "shared nodes with JupyterHub's core pods, which had no resource guarantees, and starved the WER hub into a total outage",
+				QuoteKO: "메모리를 4배 오버커밋한 학생 서버가 자원 보장이 없는 JupyterHub 핵심 파드와 같은 노드를 쓰면서 핵심 파드를 굶겨 WER 허브가 전면 중단됨"},
+			{Case: "IL-0779",
+				Quote:   "Pods without resource quotas overloaded a node in team Booking's okctl development cluster",
+				QuoteKO: "리소스 쿼터가 없는 파드들이 team Booking 의 okctl 개발 클러스터 노드를 과부하에 빠뜨려"},
+			{Case: "IL-0666",
+				Quote:   "one node showed 102% CPU and 110% memory, and the Prow service deployments had no requests or limits.",
+				QuoteKO: "한 노드는 CPU 102%, 메모리 110% 를 찍었고, Prow 서비스 디플로이먼트에는 requests 도 limits 도 없었다."},
+		},
 	}
 	c.Run = func(inv *inventory.Inventory) []Finding {
 		var out []Finding
@@ -203,7 +220,11 @@ func memoryOvercommit() *Check {
 			KO: "컨테이너가 실제로 쓰는 양(측정한 사용량에 맞는 비율이면 괜찮을 수 있습니다), LimitRange의 비율(maxLimitRequestRatio)과 기본값, 노드의 eviction 임계값은 보지 못합니다.",
 		},
 		AnyOf: [][]inventory.Kind{allWorkloads},
-		Cases: []string{"IL-0712"},
+		Citations: []Citation{
+			{Case: "IL-0712",
+				Quote:   "WER student servers had a 2G memory limit but only 512M guaranteed, the 4x overcommit 2i2c commonly applies.",
+				QuoteKO: "WER 학생 서버는 메모리 한도가 2G 인데 보장은 512M 뿐인, 2i2c 가 흔히 쓰는 4배 오버커밋이었다."},
+		},
 	}
 	c.Run = func(inv *inventory.Inventory) []Finding {
 		var out []Finding
@@ -264,7 +285,11 @@ func criticalPodNoPriority() *Check {
 			KO: "지정된 우선순위 클래스의 값(kubegap은 PriorityClass를 읽지 않습니다), 이 파드들이 도는 노드에 예약된 자원, 클러스터 밖에서 도는 관리형 오토스케일러는 보지 못합니다.",
 		},
 		Kinds: []inventory.Kind{inventory.Deployment},
-		Cases: []string{"IL-0725"},
+		Citations: []Citation{
+			{Case: "IL-0725",
+				Quote:   "As the node count grew, the kube-dns pods had scaled up, and at some point this pushed out the cluster-autoscaler and, as the team saw it, the kube-dns pods themselves too.",
+				QuoteKO: "노드 수가 늘면서 kube-dns 파드가 함께 늘었는데, 어느 순간 이것이 cluster-autoscaler 를 밀어냈고 kube-dns 파드 자신도 밀려난 듯했다."},
+		},
 	}
 	c.Run = func(inv *inventory.Inventory) []Finding {
 		var out []Finding
@@ -311,7 +336,11 @@ func hpaNoHeadroom() *Check {
 			KO: "클러스터에 최댓값만큼의 노드가 있는지, 오토스케일러가 따르는 지표(엉뚱한 지표를 보는 오토스케일러는 최댓값에 닿지도 않습니다), 다른 종류로 도는 오토스케일러(KEDA, VPA)는 보지 못합니다. 오프라인 매니페스트에는 현재 복제본 수가 없습니다.",
 		},
 		Kinds: []inventory.Kind{inventory.HPA},
-		Cases: []string{"IL-0709"},
+		Citations: []Citation{
+			{Case: "IL-0709",
+				Quote:   "The resource auto-scaler for the SunCo API was already running at its maximum, so no more resources could be added.",
+				QuoteKO: "SunCo API 의 자원 오토스케일러는 이미 최대치에서 돌고 있어 자원을 더 늘릴 수 없었다."},
+		},
 	}
 	c.Run = func(inv *inventory.Inventory) []Finding {
 		var out []Finding

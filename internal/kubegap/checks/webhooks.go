@@ -94,7 +94,14 @@ func webhookCoversKubeSystem() *Check {
 		},
 		Kinds: []inventory.Kind{inventory.Namespace},
 		AnyOf: [][]inventory.Kind{{inventory.ValidatingWebhook, inventory.MutatingWebhook}},
-		Cases: []string{"IL-0324", "IL-0411"},
+		Citations: []Citation{
+			{Case: "IL-0324",
+				Quote:   "a validating OPA admission webhook with an unresponsive backend intercepted writes in kube-system.",
+				QuoteKO: "이때 백엔드가 응답하지 않는 OPA 검증 어드미션 웹훅이 kube-system 의 쓰기를 가로채고 있었다."},
+			{Case: "IL-0411",
+				Quote:   "Traced the fault to the `openpolicyagent.org/webhook` label missing from kube-system, which made OPA block calico, fluentd and other essential pods on each new master",
+				QuoteKO: "kube-system 에서 `openpolicyagent.org/webhook` 레이블이 빠지는 바람에 OPA 가 새 마스터마다 calico, fluentd 등 필수 파드를 막고 있다는 것을 원인으로 찾아냈다."},
+		},
 	}
 	k.Run = func(inv *inventory.Inventory) []Finding {
 		labels := kubeSystemLabels(inv)
@@ -158,7 +165,17 @@ func webhookAllResourcesFailClosed() *Check {
 			KO: "백엔드가 얼마나 믿을 만한지, 실제 영향 범위를 줄이는 네임스페이스·객체 셀렉터, matchConditions는 보지 못합니다.",
 		},
 		AnyOf: [][]inventory.Kind{{inventory.ValidatingWebhook, inventory.MutatingWebhook}},
-		Cases: []string{"IL-0351", "IL-0324"},
+		Citations: []Citation{
+			{Case: "IL-0351",
+				Quote:   "Responders saw the API server timing out on write operations because it could not reach admission webhooks, notably Open Policy Agent, the only webhook on that cluster that watched every resource.",
+				QuoteKO: "대응자들은 API 서버가 쓰기 요청에서 타임아웃을 내는 것을 보았는데, 원인은 어드미션 웹훅, 특히 그 클러스터에서 모든 리소스를 감시하는 유일한 웹훅인 Open Policy Agent 를 호출하지 못한 데 있었다."},
+			{Case: "IL-0324",
+				Quote:   "CREATE and UPDATE requests across the board had become slower right after the OPA-backed webhook was first deployed.",
+				QuoteKO: "OPA 기반 웹훅을 처음 배포한 직후부터 모든 CREATE·UPDATE 요청이 전반적으로 느려진 것을 알아챘을 수 있다."},
+			{Case: "IL-0433",
+				Quote:   "Create and update operations, mostly on Deployments but across the apiGroups \"\", \"apps\", \"batch\" and \"extensions\", began to time out.",
+				QuoteKO: "주로 Deployment 에 대한, 넓게는 apiGroups \"\", \"apps\", \"batch\", \"extensions\" 전반의 생성·수정 요청이 타임아웃되기 시작했다."},
+		},
 	}
 	a.Run = func(inv *inventory.Inventory) []Finding {
 		var out []Finding

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/incidentlib/incidentlib/internal/kubegap/checks"
 	"github.com/incidentlib/incidentlib/internal/kubegap/report/sariftest"
 )
 
@@ -313,8 +314,13 @@ func TestChecksJSON(t *testing.T) {
 		title, _ := c["title"].(map[string]any)
 		kinds, _ := c["kinds"].([]any)
 		cases, _ := c["cases"].([]any)
-		if str(c, "id") == "" || str(c, "severity") == "" || str(title, "en") == "" || str(title, "ko") == "" || len(kinds) == 0 || len(cases) == 0 {
+		evidence, _ := c["evidence"].([]any)
+		if str(c, "id") == "" || str(c, "severity") == "" || str(title, "en") == "" || str(title, "ko") == "" || len(kinds) == 0 || len(evidence) != len(cases) {
 			t.Errorf("incomplete entry %v", c)
+		}
+		// A check cites no case only when no case states its mechanism.
+		if ck := checks.Get(str(c, "id")); ck == nil || len(cases) != len(ck.Citations) {
+			t.Errorf("%v: %d cases in the catalogue", c["id"], len(cases))
 		}
 	}
 }
@@ -323,6 +329,17 @@ func TestExplainAndRBAC(t *testing.T) {
 	code, out, _ := run(t, "", "explain", "dns-memory-limit", "--lang", "ko")
 	if code != 0 || !strings.Contains(out, "IL-0313") || !strings.Contains(out, "보지 못하는 것") || !strings.Contains(out, "잘란도") && !strings.Contains(out, "Zalando") {
 		t.Errorf("explain: %d\n%s", code, out)
+	}
+	// The case's own sentence is shown, in the language asked for.
+	if !strings.Contains(out, "> \u201c모든 CoreDNS 파드가 동시에 OOM Killed") {
+		t.Errorf("explain --lang ko lacks the Korean quote of IL-0313:\n%s", out)
+	}
+	code, out, _ = run(t, "", "explain", "dns-memory-limit", "--lang", "en", "-o", "json")
+	var e struct {
+		Why []struct{ ID, Quote string }
+	}
+	if err := json.Unmarshal([]byte(out), &e); code != 0 || err != nil || len(e.Why) != 1 || e.Why[0].ID != "IL-0313" || !strings.HasPrefix(e.Why[0].Quote, "all CoreDNS pods were OOM Killed") {
+		t.Errorf("explain -o json: %d %v\n%s", code, err, out)
 	}
 	code, out, _ = run(t, "", "rbac")
 	if code != 0 || !strings.Contains(out, "kind: ClusterRole") || strings.Contains(out, "secrets") {

@@ -35,6 +35,9 @@ type CaseSummary struct {
 	Date    string `json:"date"`
 	Title   string `json:"title"`
 	Summary string `json:"summary"`
+	// Quote is the sentence of the case that states the mechanism, in the
+	// explanation's language (English where the case's Korean has none).
+	Quote string `json:"quote"`
 }
 
 // Explain builds the explanation of c in lang, with the cited cases'
@@ -45,13 +48,14 @@ func Explain(c *checks.Check, cases CaseLookup, lang string) Explanation {
 		LooksAt: c.LooksAt.In(lang), Remediation: c.Remediation.In(lang), CannotSee: c.CannotSee.In(lang),
 		Kinds: kindStrings(c.Reads()), Why: []CaseSummary{},
 	}
-	for _, id := range c.Cases {
+	for _, ct := range c.Citations {
+		id, quote := ct.Case, ct.QuoteIn(lang)
 		k := cases(id)
 		if k == nil {
-			e.Why = append(e.Why, CaseSummary{ID: id, Summary: "(not in this corpus)"})
+			e.Why = append(e.Why, CaseSummary{ID: id, Summary: "(not in this corpus)", Quote: quote})
 			continue
 		}
-		e.Why = append(e.Why, CaseSummary{ID: id, Org: k.Org, Date: k.Date, Title: k.Title.In(lang), Summary: strings.TrimSpace(k.Summary.In(lang))})
+		e.Why = append(e.Why, CaseSummary{ID: id, Org: k.Org, Date: k.Date, Title: k.Title.In(lang), Summary: strings.TrimSpace(k.Summary.In(lang)), Quote: quote})
 	}
 	return e
 }
@@ -65,13 +69,38 @@ func WriteExplain(w io.Writer, e Explanation, format, lang string) error {
 	fmt.Fprintf(&b, "%s (%s)\n%s\n\n", e.ID, e.Severity, e.Title)
 	fmt.Fprintf(&b, "%s\n%s\n%s\n\n", locale.T(lang, "explain.looks_at"), wrap(e.LooksAt), locale.T(lang, "explain.reads")+strings.Join(e.Kinds, ", "))
 	fmt.Fprintf(&b, "%s\n", locale.T(lang, "explain.why"))
+	if len(e.Why) == 0 {
+		fmt.Fprintf(&b, "\n%s\n", explainWord(lang, "no_case"))
+	}
 	for _, c := range e.Why {
-		fmt.Fprintf(&b, "\n%s · %s · %s\n%s\n\n%s\n", c.ID, c.Org, c.Date, c.Title, wrap(c.Summary))
+		fmt.Fprintf(&b, "\n%s · %s · %s\n%s\n\n%s\n%s\n\n%s\n", c.ID, c.Org, c.Date, c.Title, explainWord(lang, "evidence"), quoteBlock(c.Quote), wrap(c.Summary))
 	}
 	fmt.Fprintf(&b, "\n%s\n%s\n\n", locale.T(lang, "explain.fix"), wrap(e.Remediation))
 	fmt.Fprintf(&b, "%s\n%s\n", locale.T(lang, "explain.cannot_see"), wrap(e.CannotSee))
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// explainWords are the words explain adds for the evidence of each case.
+var explainWords = map[string]map[string]string{
+	"en": {"evidence": "What the case says:", "no_case": "No case in the corpus states this mechanism yet."},
+	"ko": {"evidence": "사례의 해당 문장:", "no_case": "이 메커니즘을 밝힌 사례가 아직 코퍼스에 없습니다."},
+}
+
+func explainWord(lang, key string) string {
+	if w, ok := explainWords[lang]; ok {
+		return w[key]
+	}
+	return explainWords["en"][key]
+}
+
+// quoteBlock sets a quote off as "> " lines, wrapped like the prose.
+func quoteBlock(q string) string {
+	lines := strings.Split(wrap("\u201c"+strings.Join(strings.Fields(q), " ")+"\u201d"), "\n")
+	for i, l := range lines {
+		lines[i] = "> " + l
+	}
+	return strings.Join(lines, "\n")
 }
 
 // wrap re-flows prose to about 88 columns, keeping paragraph breaks.

@@ -51,8 +51,27 @@ func TestJSONShape(t *testing.T) {
 		t.Errorf("top-level keys %s", got)
 	}
 	f := top["findings"].([]any)[0].(map[string]any)
-	if got := keys(f); got != "cases,check,file,line,message,object,severity" {
+	if got := keys(f); got != "cases,check,evidence,file,line,message,object,severity" {
 		t.Errorf("finding keys %s", got)
+	}
+	// Each case of a finding comes with its evidence, in the same order.
+	for _, x := range top["findings"].([]any) {
+		f := x.(map[string]any)
+		cases, ok1 := f["cases"].([]any)
+		evidence, ok2 := f["evidence"].([]any)
+		ck := checks.Get(f["check"].(string))
+		if !ok1 || !ok2 || len(evidence) != len(cases) || len(cases) != len(ck.Citations) {
+			t.Fatalf("finding %v: cases %v, evidence %v, want %d of each", f["check"], f["cases"], f["evidence"], len(ck.Citations))
+		}
+		for i, e := range evidence {
+			e := e.(map[string]any)
+			if got := keys(e); got != "case,quote,quote_ko" {
+				t.Errorf("evidence keys %s", got)
+			}
+			if e["case"] != cases[i] || e["quote"] == "" || e["quote_ko"] == "" {
+				t.Errorf("evidence %d of %v: %v for case %v", i, f["check"], e, cases[i])
+			}
+		}
 	}
 	if got := keys(f["object"].(map[string]any)); got != "kind,name,namespace" {
 		t.Errorf("object keys %s", got)
@@ -188,10 +207,29 @@ func TestExplainCitesCorpus(t *testing.T) {
 			if w.Summary != want || w.Title == "" {
 				t.Errorf("%s: case %s summary not taken from the corpus", k.ID, w.ID)
 			}
+			if w.Quote != k.Citations[i].Quote {
+				t.Errorf("%s: case %s explained with the quote %q, want %q", k.ID, w.ID, w.Quote, k.Citations[i].Quote)
+			}
 		}
 		var buf bytes.Buffer
 		if err := report.WriteExplain(&buf, e, "text", "en"); err != nil {
 			t.Fatal(err)
+		}
+		// The text shows each quote (re-flowed, each line after "> ").
+		flat := strings.Join(strings.Fields(strings.ReplaceAll(buf.String(), "\n> ", " ")), " ")
+		for _, ct := range k.Citations {
+			if !strings.Contains(flat, strings.Join(strings.Fields(ct.Quote), " ")) {
+				t.Errorf("%s: explain does not show the quote of %s:\n%s", k.ID, ct.Case, buf.String())
+			}
+		}
+		if len(k.Citations) == 0 && !strings.Contains(buf.String(), "No case in the corpus states this mechanism") {
+			t.Errorf("%s cites no case and explain does not say so:\n%s", k.ID, buf.String())
+		}
+		ko := report.Explain(k, c.Case, "ko")
+		for i, w := range ko.Why {
+			if w.Quote != k.Citations[i].QuoteKO {
+				t.Errorf("%s: the Korean explanation of %s quotes %q, want %q", k.ID, w.ID, w.Quote, k.Citations[i].QuoteKO)
+			}
 		}
 		for _, h := range []string{"WHAT IT LOOKS AT", "WHY", "HOW TO FIX", "WHAT IT CANNOT SEE"} {
 			if !strings.Contains(buf.String(), h) {
