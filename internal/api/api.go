@@ -228,6 +228,9 @@ func queryFromParams(q url.Values) (search.Query, error) {
 	if parsed.Query.Lang == "" {
 		parsed.Query.Lang = "ko"
 	}
+	// The counts by term cost most of an answer's size; they come when
+	// asked for.
+	parsed.Query.NoFacets = !parsed.Facets
 	return parsed.Query, nil
 }
 

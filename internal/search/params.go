@@ -77,6 +77,7 @@ var Params = []Param{
 	{Name: "year_from", Flag: "year-from", Kind: KindInt, Min: 1900, Max: 2999, Faces: allFaces, Doc: "First year to include."},
 	{Name: "year_to", Flag: "year-to", Kind: KindInt, Min: 1900, Max: 2999, Faces: allFaces, Doc: "Last year to include."},
 	{Name: "reviewed", Kind: KindBool, Faces: FaceAPI | FacePages, Doc: "Only cases a person has (true) or has not (false) checked against their sources."},
+	{Name: "facets", Kind: KindBool, Faces: FaceAPI, Doc: "true to count the results by vocabulary term (the answer's facets); without it the answer has no facets, which saves most of its size."},
 	{Name: "sort", Flag: "sort", Kind: KindEnum, Enum: []string{SortRelevance, SortNewest, SortOldest}, Faces: allFaces, Doc: "relevance (default with a query), date (newest first, default without) or -date."},
 	{Name: "offset", Flag: "offset", Kind: KindInt, Min: 0, Max: MaxOffset, Clamp: true, Faces: FaceAPI | FaceCLI | FaceMCP, Doc: "Results to skip, for paging."},
 	{Name: "limit", Flag: "limit", Kind: KindInt, Min: 1, Max: MaxLimit, Clamp: true, Default: strconv.Itoa(DefaultLimit), Faces: FaceAPI | FaceCLI | FaceMCP, Doc: "Default 20; larger values are clamped and the answer's notes say so."},
@@ -148,6 +149,9 @@ type Parsed struct {
 	Query  Query
 	Values []FilterValue
 	Page   int // from the page parameter, 1 when absent
+	// Facets is whether facets=true asked for the counts by term (the
+	// API's; the list page always counts them).
+	Facets bool
 }
 
 // ParseParams reads v through the table for one face. Each bad parameter
@@ -240,16 +244,22 @@ func ParseParams(v url.Values, face Face, pageSize int) (Parsed, []ParamProblem)
 				out.Page = n
 			}
 		case KindBool:
+			var val bool
 			switch one {
 			case "":
+				continue
 			case "true", "1":
-				t := true
-				q.Reviewed = &t
+				val = true
 			case "false", "0":
-				f := false
-				q.Reviewed = &f
 			default:
 				bad(p.Name, one, ProblemNotBool, "%s must be true or false", p.Name)
+				continue
+			}
+			switch p.Name {
+			case "reviewed":
+				q.Reviewed = &val
+			case "facets":
+				out.Facets = val
 			}
 		case KindTerms, KindAllOf, KindOrgs:
 			seen := map[string]bool{}

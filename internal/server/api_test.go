@@ -15,12 +15,21 @@ import (
 
 func TestReadRoutes(t *testing.T) {
 	ts := readOnlyServer(t)
+	// Facets only when asked for: the counts are most of an answer.
+	plain, counted := ts.get(t, "/api/cases?fields=id&limit=1"), ts.get(t, "/api/cases?fields=id&limit=1&facets=true")
+	if _, has := plain.json(t)["facets"]; has || len(plain.body)*10 > len(counted.body) {
+		t.Errorf("/api/cases?fields=id&limit=1 is %d bytes (facets %v); with facets=true %d", len(plain.body), has, len(counted.body))
+	}
+	t.Logf("/api/cases?fields=id&limit=1: %d bytes; with facets=true: %d bytes", len(plain.body), len(counted.body))
+	if r := ts.get(t, "/api/cases?facets=maybe"); r.status != 400 || !strings.Contains(string(r.body), "facets must be true or false") {
+		t.Errorf("facets=maybe: %d %s", r.status, r.body)
+	}
 	for _, tc := range []struct {
 		path string
 		keys []string
 	}{
-		{"/api/cases", []string{"items", "total", "facets"}},
-		{"/api/cases?q=conntrack&components=conntrack&lang=en&limit=5", []string{"items", "total", "facets"}},
+		{"/api/cases?facets=true", []string{"items", "total", "facets"}},
+		{"/api/cases?q=conntrack&components=conntrack&lang=en&limit=5&facets=1", []string{"items", "total", "facets"}},
 		{"/api/cases/IL-0049", []string{"id", "title", "summary", "symptoms_text", "trigger", "detection", "lessons", "remediation", "action_items", "sources", "impact", "timeline", "review", "related", "recurrence_of", "docs", "date_kind", "updated_at", "url", "org_slug"}},
 		{"/api/cases/il-0049", []string{"id"}},
 		{"/api/cases/IL-0049/similar", []string{"id", "items"}},

@@ -36,7 +36,7 @@ func TestFields(t *testing.T) {
 		t.Errorf("fields and lang together: title %v", m["title"])
 	}
 
-	s := ts.get(t, "/api/cases?q=conntrack&limit=5&fields=id,url,match")
+	s := ts.get(t, "/api/cases?q=conntrack&limit=5&fields=id,url,match&facets=true")
 	if s.status != 200 {
 		t.Fatalf("search with fields: %d %s", s.status, s.body)
 	}

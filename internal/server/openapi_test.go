@@ -137,7 +137,7 @@ func TestOpenAPIParameters(t *testing.T) {
 	doc := loadOpenAPI(t, ts)
 	samples := map[string]string{"q": "dns", "lang": "en", "domain": "kubernetes", "symptoms": "high-error-rate", "root_cause": "config-change",
 		"components": "coredns", "components_all": "coredns,conntrack", "contributing": "retry-storm", "severity": "major", "org": "datadog", "year_from": "2019", "year_to": "2025",
-		"reviewed": "false", "sort": "date", "offset": "0", "limit": "5", "private": "false", "fields": "id,title"}
+		"reviewed": "false", "facets": "true", "sort": "date", "offset": "0", "limit": "5", "private": "false", "fields": "id,title"}
 	for path, ops := range doc.Paths {
 		raw, ok := ops["get"]
 		if !ok {

@@ -55,10 +55,8 @@ func (r SearchResponse) AppendJSON(b []byte) []byte {
 	b = strconv.AppendInt(b, int64(r.Offset), 10)
 	b = append(b, `,"limit":`...)
 	b = strconv.AppendInt(b, int64(r.Limit), 10)
-	b = append(b, `,"facets":`...)
-	if r.Facets == nil {
-		b = append(b, "null"...)
-	} else {
+	if len(r.Facets) > 0 {
+		b = append(b, `,"facets":`...)
 		b = append(b, '{')
 		keys := make([]string, 0, len(r.Facets))
 		for k := range r.Facets {

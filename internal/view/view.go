@@ -48,7 +48,7 @@ type SearchResponse struct {
 	Total  int                            `json:"total"`
 	Offset int                            `json:"offset"`
 	Limit  int                            `json:"limit"`
-	Facets map[string][]search.FacetCount `json:"facets"`
+	Facets map[string][]search.FacetCount `json:"facets,omitempty"`
 	Notes  []string                       `json:"notes,omitempty"`
 	// Terms is how many terms the query was read as; Close how many
 	// results hold at least half of them.
