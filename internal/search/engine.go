@@ -25,6 +25,16 @@ type textPlan struct {
 	ids     []string   // case ids typed in the query
 	marks   []string   // every analysed term, for snippets
 	aliases []aliasHit // vocabulary terms the query names by an alias
+	// sig holds the terms of the query's signature words (signatureWord):
+	// they weigh signatureEvidence times their rarity in the confidence.
+	sig map[string]bool
+	// pairs are the terms that follow one another on a line (queryPairs):
+	// a case holding a pair in that order holds a phrase of the paste.
+	pairs [][2]string
+	// paste is set for pasted text (readPaste found noise in it, or it has
+	// several lines): a word no case holds is then most often a name of
+	// the reader's own, and weighs less in the confidence (oovPaste).
+	paste bool
 }
 
 // aliasHit is a vocabulary term a query names by one of its aliases.
@@ -113,17 +123,24 @@ func (p textPlan) informative() int {
 }
 
 func (ix *Index) plan(text string, notes *[]string) textPlan {
-	pq := parse(text)
+	// The paste's noise is blanked before anything else reads its words;
+	// aliases and case ids are looked for in the text as given.
+	pr := readPaste(text, ix.holdsWhole)
+	words := pr.text
+	if len(pr.expand) > 0 {
+		words += "\n" + strings.Join(pr.expand, "\n")
+	}
+	pq := parse(words)
 	// Quotes are phrase operators in a short query ("PLEG is not healthy",
 	// kubelet "PLEG is not healthy"). In pasted text they are part of what
 	// was pasted: Back-off pulling image "nginx:latest" must match by words.
-	if len(pq.phrases) > 0 && len(strings.Fields(pq.words)) > 2 {
+	if len(pq.phrases) > 0 && (len(strings.Fields(pq.words)) > 2 || pr.noise > 0 || pr.lines > 1) {
 		pq = parsedQuery{words: strings.Map(func(r rune) rune {
 			if r == '"' || r == '“' || r == '”' {
 				return ' '
 			}
 			return r
-		}, text)}
+		}, words)}
 		*notes = append(*notes, "the quotes were read as part of pasted text, not as a phrase to match exactly")
 	}
 	var p textPlan
@@ -133,11 +150,24 @@ func (ix *Index) plan(text string, notes *[]string) textPlan {
 		*notes = append(*notes, fmt.Sprintf("%q was read as the %s term %s", a.alias, vocab, id))
 	}
 	p.terms = ix.analyze(pq.words)
+	// A single letter is no evidence: the "o" of an "I/O", the "s" of a
+	// "pod's".
+	p.terms = slices.DeleteFunc(p.terms, func(t string) bool { return len(t) == 1 })
 	if len(p.terms) > MaxQueryTerms {
 		*notes = append(*notes, fmt.Sprintf("the query has %d distinct terms; the first %d were used", len(p.terms), MaxQueryTerms))
 		p.terms = p.terms[:MaxQueryTerms]
 	}
 	p.marks = append(p.marks, p.terms...)
+	p.pairs = ix.queryPairs(pq.words)
+	p.paste = pr.noise > 0 || pr.lines > 1
+	for _, w := range signatureWord.FindAllString(pq.words, -1) {
+		if p.sig == nil {
+			p.sig = map[string]bool{}
+		}
+		for _, t := range ix.analyze(w) {
+			p.sig[t] = true
+		}
+	}
 	for _, ph := range pq.phrases {
 		if seq := ix.fast.sequence(ph, nil); len(seq) > 0 {
 			p.phrases = append(p.phrases, seq)
@@ -159,11 +189,15 @@ func (p textPlan) empty() bool {
 // scratch holds per-search buffers, reused through a pool.
 type scratch struct {
 	score  []float32
-	fields []uint8   // which text fields matched, one bit a field
-	nterms []uint16  // how many distinct query terms the document holds
-	mw     []float32 // the summed weight of those terms
-	totalW float32   // the weight of all the query's terms
-	last   []uint16  // the last term counted for the document, plus one
+	fields []uint8            // which text fields matched, one bit a field
+	nterms []uint16           // how many distinct query terms the document holds
+	mw     []float32          // the summed weight of those terms
+	totalW float32            // the weight of all the query's terms
+	cw     []float32          // the summed evidence of the units the document holds (confidence)
+	totalC float32            // the evidence of all the query's units
+	floorC float32            // the least evidence a confidence is measured against
+	termC  map[string]float32 // each scored term's evidence
+	last   []uint16           // the last term counted for the document, plus one
 	// fmask[f] has bit k-1 set for each term numbered k (termNo, k <= 64)
 	// that field f of the document holds: its snippet looks up only those.
 	fmask   [maxFields][]uint64
@@ -177,7 +211,7 @@ type scratch struct {
 
 func (sc *scratch) reset() {
 	for _, d := range sc.touched {
-		sc.score[d], sc.fields[d], sc.nterms[d], sc.last[d], sc.mw[d] = 0, 0, 0, 0, 0
+		sc.score[d], sc.fields[d], sc.nterms[d], sc.last[d], sc.mw[d], sc.cw[d] = 0, 0, 0, 0, 0, 0
 		for f := range sc.fmask {
 			if int(d) < len(sc.fmask[f]) {
 				sc.fmask[f][d] = 0
@@ -376,12 +410,13 @@ func (ix *Index) score(p textPlan, allowed bitset, includePrivate bool, sc *scra
 		sc.fields = make([]uint8, n)
 		sc.nterms = make([]uint16, n)
 		sc.mw = make([]float32, n)
+		sc.cw = make([]float32, n)
 		sc.last = make([]uint16, n)
 		for f := range sc.fmask {
 			sc.fmask[f] = make([]uint64, n)
 		}
 	}
-	sc.score, sc.fields, sc.nterms, sc.last, sc.mw = sc.score[:n], sc.fields[:n], sc.nterms[:n], sc.last[:n], sc.mw[:n]
+	sc.score, sc.fields, sc.nterms, sc.last, sc.mw, sc.cw = sc.score[:n], sc.fields[:n], sc.nterms[:n], sc.last[:n], sc.mw[:n], sc.cw[:n]
 	for f := range sc.fmask {
 		sc.fmask[f] = sc.fmask[f][:n]
 	}
@@ -401,12 +436,21 @@ func (ix *Index) score(p textPlan, allowed bitset, includePrivate bool, sc *scra
 		visible, nVisible, vis = ix.live, ix.nLive, 1
 	}
 	N := float64(max(nVisible, 1))
+	sc.floorC = evidence(minEvidenceDF, N)
+	if len(p.terms) >= 3 {
+		sc.floorC = evidence(1, N)
+	}
 	termNo := sc.termNo
 	// Each query term weighs what it tells: log(1 + N/(df+1)) over the
 	// documents holding it in any field. A word no case holds weighs most,
 	// so a question about sourdough is not "matched" by its common words.
 	termW := map[string]float32{}
-	sc.totalW = 0
+	if sc.termC == nil {
+		sc.termC = map[string]float32{}
+	}
+	clear(sc.termC)
+	termC := sc.termC
+	sc.totalW, sc.totalC = 0, 0
 	scoreTerm := func(t string, weight float32) {
 		no, ok := termNo[t]
 		if !ok {
@@ -419,7 +463,21 @@ func (ix *Index) score(p textPlan, allowed bitset, includePrivate bool, sc *scra
 			tw = float32(math.Log(1 + N/float64(st.any+1)))
 			termW[t] = tw
 			sc.totalW += tw
+			df := int(st.any)
+			if (df == 0 && strings.ContainsAny(t, ".:_")) || numeric(t) {
+				df = -1
+			}
+			c := evidence(df, N)
+			if df == 0 && p.paste {
+				c *= oovPaste
+			}
+			if p.sig[t] {
+				c *= signatureEvidence
+			}
+			termC[t] = c
+			sc.totalC += c
 		}
+		tc := termC[t]
 		for f := 0; f < nFields; f++ {
 			n := st.df[f]
 			if n == 0 {
@@ -452,6 +510,7 @@ func (ix *Index) score(p textPlan, allowed bitset, includePrivate bool, sc *scra
 					sc.last[d] = no
 					sc.nterms[d]++
 					sc.mw[d] += tw
+					sc.cw[d] += tc
 				}
 			}
 		}
@@ -478,6 +537,7 @@ func (ix *Index) score(p textPlan, allowed bitset, includePrivate bool, sc *scra
 	}
 	// A term named by its alias: its cases rank as if the alias were in
 	// their titles, and they hold the alias's words for the match measure.
+	// For the confidence, the alias is one unit more, as rare as its term.
 	for _, a := range p.aliases {
 		var aw float32
 		for _, t := range ix.analyze(a.alias) {
@@ -486,6 +546,8 @@ func (ix *Index) score(p textPlan, allowed bitset, includePrivate bool, sc *scra
 			}
 		}
 		set := ix.termSets[a.key]
+		ac := evidence(set.andCount(visible), N)
+		sc.totalC += ac
 		set.each(func(d uint32) {
 			if !allowed.has(d) {
 				return
@@ -493,6 +555,7 @@ func (ix *Index) score(p textPlan, allowed bitset, includePrivate bool, sc *scra
 			add(d, aliasBoost, fSymptoms)
 			sc.nterms[d] = uint16(min(int(sc.nterms[d])+a.words, 0xffff))
 			sc.mw[d] = min(sc.mw[d]+aw, sc.totalW)
+			sc.cw[d] += ac
 		})
 	}
 	var hits bitset
@@ -697,8 +760,38 @@ func (ix *Index) Search(q Query) (*Result, error) {
 				best = max(best, int(sc.nterms[d]))
 			}
 		}
-		if res.Close == 0 && len(docs) > 0 && res.Terms >= 2 {
-			res.Notes = append(res.Notes, fmt.Sprintf("no case closely matches: the best holds %d of the query's %d terms; the results below are only the nearest", min(best, res.Terms), res.Terms))
+		_ = best
+	}
+	// Weak: the best hit (the first by relevance) is a weak match by its
+	// confidence. The sort order does not change which case that is.
+	var pairs []pairUnit
+	var pairTotal float32
+	if !p.empty() {
+		pairs, pairTotal = ix.pairUnits(p.pairs, sc.termC)
+	}
+	confidence := func(d uint32, ds *docSnips) float64 {
+		if int(d) >= len(sc.cw) || sc.totalC == 0 {
+			return 0
+		}
+		held := sc.cw[d]
+		for _, u := range pairs {
+			if ds.adjacent(u.a, u.b) {
+				held += u.e
+			}
+		}
+		return math.Min(1, float64(held/max(sc.totalC+pairTotal, sc.floorC)))
+	}
+	if !p.empty() && len(docs) > 0 && sc.totalC > 0 {
+		top := topK(docs, 1, func(a, b uint32) bool {
+			if sc.score[a] != sc.score[b] {
+				return sc.score[a] > sc.score[b]
+			}
+			return byDate(a, b)
+		})
+		res.Confidence = confidence(top[0], ix.snips(top[0]))
+		if res.Confidence < WeakConfidence {
+			res.Weak = true
+			res.Notes = append(res.Notes, fmt.Sprintf("%s: the best case holds %.0f%% of the query's evidence (its rare terms and signatures); the results below are only the nearest", WeakNote, 100*res.Confidence))
 		}
 	}
 	if q.Offset < len(docs) {
@@ -748,6 +841,9 @@ func (ix *Index) Search(q Query) (*Result, error) {
 			h := Hit{Case: c, Score: score, SnippetFrom: from}
 			if res.Terms > 0 && int(d) < len(sc.mw) && sc.totalW > 0 {
 				h.Match = math.Min(1, float64(sc.mw[d]/sc.totalW))
+			}
+			if !p.empty() {
+				h.Confidence = confidence(d, ds[i])
 			}
 			res.Hits = append(res.Hits, h)
 		}
@@ -900,3 +996,83 @@ func (ix *Index) textScores(text string, includePrivate bool, n int) map[string]
 	}
 	return out
 }
+
+// WeakNote starts the note a result carries when its best hit is weak by
+// its confidence (Result.Weak); the API, MCP and the pages show it.
+const WeakNote = "no case closely matches"
+
+// minEvidenceDF sets the least evidence a confidence is measured against:
+// that of one unit held by this many cases. A query of common words alone
+// cannot make a case look close by holding them all.
+const minEvidenceDF = 3
+
+// WeakConfidence is the confidence below which a best hit is weak.
+const WeakConfidence = 0.2
+
+// oovEvidence is the evidence of a word no case holds, as a share of that
+// of a word one case holds: in typed text such a word is what the reader
+// asks about and the library lacks (bread, toner).
+const oovEvidence = 1
+
+// oovPaste is the share of that evidence a word no case holds keeps in a
+// paste, where such words are mostly names: the service, the namespace,
+// the host the log came from.
+const oovPaste = 0.2
+
+// evidence is what holding one unit of a query tells of a case, for its
+// confidence: the square of its rarity, log(1 + N/df), over the N
+// documents searched, df of which hold the unit. Squared, a rare
+// signature outweighs many common words: a word in half of the cases
+// tells 1.2, one in 3 of 366 cases 23. A unit no case holds (df 0) weighs
+// oovEvidence of a unit held by one case.
+func evidence(df int, N float64) float32 {
+	if df < 0 { // a compound no case holds whole: its parts are the units
+		return 0
+	}
+	if df == 0 {
+		r := math.Log(1 + N)
+		return float32(oovEvidence * r * r)
+	}
+	r := math.Log(1 + N/float64(df))
+	return float32(r * r)
+}
+
+// numeric reports whether t is a number (digits and dots): a version, a
+// count, a code. Numbers rank cases, but they are no evidence of a close
+// match: any case may hold a 1.1 or a 16.
+func numeric(t string) bool {
+	for i := 0; i < len(t); i++ {
+		if c := t[i]; (c < '0' || c > '9') && c != '.' {
+			return false
+		}
+	}
+	return t != ""
+}
+
+// pairUnit is a pair of the query's terms (textPlan.pairs) as numbers of
+// the snippet dictionary, with its evidence: the lesser of its terms'.
+type pairUnit struct {
+	a, b uint32
+	e    float32
+}
+
+// pairUnits numbers the query's pairs and sums their evidence. A pair
+// whose term no snippet field holds counts in the sum all the same: no
+// case holds that phrase.
+func (ix *Index) pairUnits(pairs [][2]string, termC map[string]float32) ([]pairUnit, float32) {
+	var out []pairUnit
+	var total float32
+	for _, pr := range pairs {
+		e := pairEvidence * min(termC[pr[0]], termC[pr[1]])
+		if e <= 0 {
+			continue
+		}
+		total += e
+		if a, b, ok := ix.snipCache.lookup(pr[0], pr[1]); ok {
+			out = append(out, pairUnit{a, b, e})
+		}
+	}
+	return out, total
+}
+
+const pairEvidence = 1

@@ -66,6 +66,12 @@ type Hit struct {
 	// Match is the share of the query's distinct terms the case holds, in
 	// [0, 1]; it compares across queries, unlike Score. 0 without a query.
 	Match float64
+	// Confidence is how closely the case matches by the query's evidence,
+	// in [0, 1] (docs/ARCHITECTURE.md gives the formula): the share of the
+	// evidence of the query's units (its terms, weighted by the square of
+	// their rarity, and the vocabulary terms it names by an alias) that
+	// the case holds. 0 without a query.
+	Confidence float64
 }
 
 // FacetCount is how many results carry one term.
@@ -117,6 +123,11 @@ type Result struct {
 	// then count the close results only.
 	Terms, Close int
 	Long         bool
+	// Confidence is the best hit's (the first by relevance), and Weak is
+	// set when it is below WeakConfidence: then Notes holds the
+	// weak-match note (WeakNote), and every face shows it.
+	Confidence float64
+	Weak       bool
 }
 
 // LongQueryTerms is where a query counts as long: pasted text rather than a
@@ -127,8 +138,15 @@ const LongQueryTerms = 6
 // characters, bounded length.
 func clean(s string, notes *[]string) string {
 	s = strings.ToValidUTF8(s, " ")
+	// A paste keeps its lines (readPaste reads it line by line); every
+	// other control character is a space.
 	s = strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) {
+		switch {
+		case r == '\n':
+			return r
+		case r == '\r':
+			return -1
+		case unicode.IsControl(r):
 			return ' '
 		}
 		return r
