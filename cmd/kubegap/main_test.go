@@ -71,4 +71,35 @@ func TestBinary(t *testing.T) {
 	if !strings.Contains(string(b), "Zalando") || !strings.Contains(string(b), "dns-memory-limit") {
 		t.Errorf("get_incident answer: %s", b)
 	}
+
+	// A file of requests piped in: stdin ends at once, and every request
+	// is answered all the same, the scan included.
+	requests := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"pipe","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"scan","arguments":{"paths":["../../internal/kubegap/checks/testdata/dns-few-replicas/fail.yaml"],"checks":["dns-few-replicas"]}}}`,
+	}, "\n") + "\n"
+	cmd = exec.CommandContext(ctx, bin, "mcp")
+	cmd.Stdin = strings.NewReader(requests)
+	out, err = cmd.Output()
+	if err != nil {
+		t.Fatalf("mcp with piped requests: %v", err)
+	}
+	answered := false
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		var m struct {
+			ID     int
+			Result struct {
+				StructuredContent struct {
+					TotalFindings int `json:"total_findings"`
+				} `json:"structuredContent"`
+			}
+		}
+		if json.Unmarshal([]byte(line), &m) == nil && m.ID == 2 && m.Result.StructuredContent.TotalFindings == 1 {
+			answered = true
+		}
+	}
+	if !answered {
+		t.Errorf("no tools/call answer with the finding to piped requests:\n%s", out)
+	}
 }

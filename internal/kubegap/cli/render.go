@@ -11,6 +11,7 @@ import (
 	"github.com/incidentlib/incidentlib/internal/kubegap"
 	"github.com/incidentlib/incidentlib/internal/kubegap/checks"
 	"github.com/incidentlib/incidentlib/internal/kubegap/manifest"
+	"github.com/incidentlib/incidentlib/internal/kubegap/mcptools"
 	"github.com/incidentlib/incidentlib/internal/kubegap/render"
 )
 
@@ -76,23 +77,8 @@ func renderScan(ctx context.Context, f *scanFlags, cs []*checks.Check, cfg *kube
 	if err != nil {
 		return nil, fmt.Errorf("--kube-version: %w", err)
 	}
-	var docs []render.Doc
-	var input string
-	if r.chart != "" {
-		input = "chart " + r.chart
-		docs, err = render.Chart(ctx, render.ChartOptions{Chart: r.chart, ValuesFiles: r.values, Set: r.set,
-			Release: r.release, Namespace: f.namespace, KubeVersion: "v" + kv.String() + ".0"})
-	} else {
-		input = "kustomization " + r.kustomize
-		docs, err = render.Kustomize(r.kustomize)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if len(docs) == 0 {
-		return nil, fmt.Errorf("the %s rendered no Kubernetes object: check its values and conditions", input)
-	}
-	inv, in, problems, err := kubegap.ReadInput(nil, nil, cs, kubegap.ReadOptions{Namespace: f.namespace, NamespaceSet: namespaceSet, KubeVersion: kv, Streams: render.Streams(docs)})
+	inv, in, problems, err := mcptools.ReadRendered(ctx, mcptools.Render{Chart: r.chart, Values: r.values, Set: r.set, Release: r.release, Kustomize: r.kustomize},
+		cs, kubegap.ReadOptions{Namespace: f.namespace, NamespaceSet: namespaceSet, KubeVersion: kv})
 	if err != nil {
 		return nil, err
 	}

@@ -22,8 +22,10 @@ import (
 	"github.com/incidentlib/incidentlib/internal/corpus"
 	"github.com/incidentlib/incidentlib/internal/kubegap"
 	"github.com/incidentlib/incidentlib/internal/kubegap/checks"
+	"github.com/incidentlib/incidentlib/internal/kubegap/inventory"
 	"github.com/incidentlib/incidentlib/internal/kubegap/live"
 	"github.com/incidentlib/incidentlib/internal/kubegap/manifest"
+	"github.com/incidentlib/incidentlib/internal/kubegap/render"
 	"github.com/incidentlib/incidentlib/internal/kubegap/report"
 	"github.com/incidentlib/incidentlib/internal/locale"
 	"github.com/incidentlib/incidentlib/internal/mcpcase"
@@ -57,6 +59,11 @@ type ScanInput struct {
 	Manifests   string   `json:"manifests,omitempty" jsonschema:"Kubernetes YAML or JSON to scan (multi-document, kind: List and Helm output work). Leave empty with live true to scan the cluster."`
 	Paths       []string `json:"paths,omitempty" jsonschema:"files or folders of manifests on the machine running kubegap"`
 	Live        bool     `json:"live,omitempty" jsonschema:"scan the live cluster through the kubeconfig, read-only"`
+	Chart       string   `json:"chart,omitempty" jsonschema:"a Helm chart (folder or .tgz) on the machine running kubegap, rendered client-side as helm template does, then scanned; namespace is the release namespace"`
+	Values      []string `json:"values,omitempty" jsonschema:"chart: values files, later ones winning (helm --values)"`
+	Set         []string `json:"set,omitempty" jsonschema:"chart: key=value overrides, as helm --set (applied last)"`
+	Release     string   `json:"release,omitempty" jsonschema:"chart: the release name (default release-name)"`
+	Kustomize   string   `json:"kustomize,omitempty" jsonschema:"a kustomization folder on the machine running kubegap (local files only), built as kubectl kustomize does, then scanned"`
 	Context     string   `json:"context,omitempty" jsonschema:"kubeconfig context for a live scan"`
 	Namespace   string   `json:"namespace,omitempty" jsonschema:"live: limit namespaced kinds to this namespace; manifests: the namespace of objects that name none, as kubectl apply -n (default: default)"`
 	KubeVersion string   `json:"kube_version,omitempty" jsonschema:"manifests: the Kubernetes release to read for, such as 1.29 (default: the newest); API versions it no longer serves are problems"`
@@ -84,8 +91,8 @@ type ScanOutput struct {
 
 // Instructions tell the host what the server is for and how to use it.
 const Instructions = "kubegap checks Kubernetes objects (manifests or a live cluster, read-only) for gaps that public incidents exposed; every finding cites its cases (get_incident tells them). " +
-	"Call scan with manifests (text), paths, or live: true. Read the answer's input (files and objects read, skipped and why) and checks (evaluated, partially evaluated, or not) before calling a scan clean: " +
-	"problems lists what could not be read, at FILE:LINE, with what to do (render Helm charts and kustomize folders first). " +
+	"Call scan with manifests (text), paths, chart (with values, set, release, namespace), kustomize, or live: true. Read the answer's input (files and objects read, skipped and why) and checks (evaluated, partially evaluated, or not) before calling a scan clean: " +
+	"problems lists what could not be read, at FILE:LINE, with what to do (a Helm chart goes in chart, a kustomize folder in kustomize). " +
 	"Findings come a page at a time (limit, at most 200; next_offset for more; min_severity to narrow). explain_check says what a check looks at and how to fix what it finds."
 
 // scanSchema is the scan tool's input schema, with its bounds.
@@ -168,7 +175,7 @@ func NewServer(o Options) *mcp.Server {
 	mcp.AddTool(s, &mcp.Tool{
 		Name:  "scan",
 		Title: "Scan Kubernetes objects for incident-grounded gaps",
-		Description: "Reads manifests (text or paths) or the live cluster, read-only, and returns findings with the file, line and chart template of their object; each cites the public incidents behind its check. " +
+		Description: "Reads manifests (text or paths), a Helm chart (chart, values, set, release, namespace), a kustomization (kustomize) or the live cluster, read-only, and returns findings with the file, line and chart template of their object; each cites the public incidents behind its check. " +
 			"The answer says how many files and objects were read and skipped (and why), how many checks were evaluated (and why not), which of them only partially (partial: the kinds they could not list, and what that means), and lists the input problems (what could not be read, at FILE:LINE, and what to do; 100 at most). " +
 			"Findings are paged: 50 by default, at most 200 per call (limit); pass next_offset as offset for the next page; min_severity filters. " +
 			"Live scans list only the kinds the checks need, paged. A scan that read no Kubernetes object is an error.",
@@ -268,11 +275,40 @@ func scan(ctx context.Context, o Options, in ScanInput) (ScanOutput, error) {
 		return ScanOutput{}, err
 	}
 	var res *kubegap.Result
-	switch {
-	case in.Live:
-		if in.Manifests != "" || len(in.Paths) > 0 {
-			return ScanOutput{}, errors.New("give either live or manifests/paths, not both")
+	inputs := 0
+	for _, given := range []bool{in.Live, in.Manifests != "" || len(in.Paths) > 0, in.Chart != "", in.Kustomize != ""} {
+		if given {
+			inputs++
 		}
+	}
+	if inputs > 1 {
+		return ScanOutput{}, errors.New("give one input: manifests/paths, chart, kustomize or live")
+	}
+	if in.Chart == "" && (len(in.Values) > 0 || len(in.Set) > 0 || in.Release != "") {
+		return ScanOutput{}, errors.New("values, set and release apply to chart only")
+	}
+	switch {
+	case in.Chart != "" || in.Kustomize != "":
+		if !o.AllowFiles {
+			return ScanOutput{}, errors.New("this server does not read files, so it cannot render charts or kustomizations; render them yourself (helm template, kubectl kustomize) and pass the output as manifests")
+		}
+		kv, err := kubeVersion(in.KubeVersion)
+		if err != nil {
+			return ScanOutput{}, err
+		}
+		inv, input, problems, err := ReadRendered(ctx, Render{Chart: in.Chart, Values: in.Values, Set: in.Set, Release: in.Release, Kustomize: in.Kustomize},
+			cs, kubegap.ReadOptions{Namespace: in.Namespace, NamespaceSet: in.Namespace != "", KubeVersion: kv})
+		if err != nil {
+			return ScanOutput{}, err
+		}
+		if len(cs) > 0 {
+			if err := input.NothingChecked(); err != nil {
+				return ScanOutput{}, err
+			}
+		}
+		res = kubegap.Evaluate(inv, cs, nil, true)
+		res.Input, res.Problems = input, problems
+	case in.Live:
 		if o.LiveScan == nil {
 			return ScanOutput{}, errors.New("live scans are not available in this server")
 		}
@@ -295,11 +331,9 @@ func scan(ctx context.Context, o Options, in ScanInput) (ScanOutput, error) {
 		if in.Manifests != "" {
 			paths = append(paths, "-")
 		}
-		kv := manifest.NewestKube
-		if in.KubeVersion != "" {
-			if kv, err = manifest.ParseKubeVersion(in.KubeVersion); err != nil {
-				return ScanOutput{}, fmt.Errorf("kube_version: %w", err)
-			}
+		kv, err := kubeVersion(in.KubeVersion)
+		if err != nil {
+			return ScanOutput{}, err
 		}
 		inv, input, problems, rerr := kubegap.ReadInput(paths, strings.NewReader(in.Manifests), cs, kubegap.ReadOptions{Namespace: in.Namespace, NamespaceSet: in.Namespace != "", KubeVersion: kv})
 		if rerr != nil {
@@ -320,7 +354,7 @@ func scan(ctx context.Context, o Options, in ScanInput) (ScanOutput, error) {
 			}
 		}
 	default:
-		return ScanOutput{}, errors.New("nothing to scan: pass manifests, paths, or live: true")
+		return ScanOutput{}, errors.New("nothing to scan: pass manifests, paths, chart, kustomize, or live: true")
 	}
 	out := ScanOutput{Report: report.Build(res, l), Offset: in.Offset, Limit: limit}
 	kept := out.Findings[:0]
@@ -339,6 +373,9 @@ func scan(ctx context.Context, o Options, in ScanInput) (ScanOutput, error) {
 	if end < len(kept) {
 		out.NextOffset = end
 	}
+	for i := range out.Problems {
+		out.Problems[i].Message = toolWords(out.Problems[i].Message)
+	}
 	out.ProblemsTotal = len(out.Problems)
 	if len(out.Problems) > MaxProblems {
 		out.Problems = out.Problems[:MaxProblems]
@@ -346,15 +383,82 @@ func scan(ctx context.Context, o Options, in ScanInput) (ScanOutput, error) {
 	return out, nil
 }
 
+func kubeVersion(v string) (manifest.KubeVersion, error) {
+	if v == "" {
+		return manifest.NewestKube, nil
+	}
+	kv, err := manifest.ParseKubeVersion(v)
+	if err != nil {
+		return kv, fmt.Errorf("kube_version: %w", err)
+	}
+	return kv, nil
+}
+
+// cliWords are the command-line flags that problems name, and the scan
+// tool's arguments that do the same.
+var cliWords = strings.NewReplacer("use --chart ", "scan it with chart: ", "use -k ", "scan it with kustomize: ", "(--chart DIR, -k DIR,", "(chart, kustomize,", "--chart DIR", "chart", "--kube-version", "kube_version")
+
+// toolWords says a problem's advice in the scan tool's terms.
+func toolWords(msg string) string { return cliWords.Replace(msg) }
+
+// Render names a chart to render (with its values, set values and release
+// name) or a kustomization to build.
+type Render struct {
+	Chart     string
+	Values    []string
+	Set       []string
+	Release   string
+	Kustomize string
+}
+
+// ReadRendered renders the chart or builds the kustomization, then reads
+// its objects as a file scan does (problems, counts, namespaces as o gives
+// them, removed API versions), each located at its template or source
+// file. The command line and the scan tool share it.
+func ReadRendered(ctx context.Context, r Render, cs []*checks.Check, o kubegap.ReadOptions) (*inventory.Inventory, *kubegap.Input, []manifest.Problem, error) {
+	var docs []render.Doc
+	var what string
+	var err error
+	kv := o.KubeVersion
+	if kv.Minor == 0 {
+		kv = manifest.NewestKube
+	}
+	switch {
+	case r.Chart != "" && r.Kustomize != "":
+		return nil, nil, nil, errors.New("a chart and a kustomization cannot be scanned together: scan one at a time")
+	case r.Chart != "":
+		what = "chart " + r.Chart
+		docs, err = render.Chart(ctx, render.ChartOptions{Chart: r.Chart, ValuesFiles: r.Values, Set: r.Set,
+			Release: r.Release, Namespace: o.Namespace, KubeVersion: "v" + kv.String() + ".0"})
+	default:
+		what = "kustomization " + r.Kustomize
+		docs, err = render.Kustomize(r.Kustomize)
+	}
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if len(docs) == 0 {
+		return nil, nil, nil, fmt.Errorf("the %s rendered no Kubernetes object: check its values and conditions", what)
+	}
+	o.KubeVersion = kv
+	o.Streams = append(o.Streams, render.Streams(docs)...)
+	return kubegap.ReadInput(nil, nil, cs, o)
+}
+
 // ServeStdio runs the server on the given stdio streams until the client
 // disconnects or ctx ends. A line that is not JSON, or not a JSON-RPC
 // message, is answered with a JSON-RPC error (-32700 parse error, -32600
 // invalid request) and the server reads on: one bad line from a host must
 // not end the session.
+//
+// At the end of stdin the server answers every request it accepted before
+// it stops (a host, or a shell, may pipe a file of requests and close its
+// end at once).
 func ServeStdio(ctx context.Context, o Options, stdin io.Reader, stdout io.Writer) error {
 	s := NewServer(o)
-	w := &lockedWriter{w: stdout}
-	t := &mcp.IOTransport{Reader: io.NopCloser(&lineFilter{r: bufio.NewReaderSize(stdin, 64<<10), reply: w}), Writer: nopWriteCloser{w}}
+	inFlight := newInflight()
+	w := &lockedWriter{w: stdout, sent: inFlight.answered}
+	t := &mcp.IOTransport{Reader: io.NopCloser(&lineFilter{r: bufio.NewReaderSize(stdin, 64<<10), reply: w, ctx: ctx, inFlight: inFlight}), Writer: nopWriteCloser{w}}
 	err := s.Run(ctx, t)
 	if err != nil && (errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) || strings.Contains(err.Error(), "EOF")) {
 		return nil
@@ -367,26 +471,123 @@ func ServeStdio(ctx context.Context, o Options, stdin io.Reader, stdout io.Write
 type lockedWriter struct {
 	mu sync.Mutex
 	w  io.Writer
+	// sent is told of each message written.
+	sent func([]byte)
 }
 
 func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.w.Write(p)
+	n, err := l.w.Write(p)
+	if l.sent != nil {
+		l.sent(p)
+	}
+	return n, err
+}
+
+// inflight counts the requests read and not answered yet, by id.
+type inflight struct {
+	mu      sync.Mutex
+	pending map[string]int
+	idle    chan struct{} // closed while nothing is pending
+}
+
+func newInflight() *inflight {
+	f := &inflight{pending: map[string]int{}, idle: make(chan struct{})}
+	close(f.idle)
+	return f
+}
+
+// rpcEnvelope is what tells requests and responses apart.
+type rpcEnvelope struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Result json.RawMessage `json:"result"`
+	Error  json.RawMessage `json:"error"`
+}
+
+// messages splits a line into its messages (one, or a batch).
+func messages(line []byte) []rpcEnvelope {
+	line = bytes.TrimSpace(line)
+	var out []rpcEnvelope
+	if len(line) > 0 && line[0] == '[' {
+		_ = json.Unmarshal(line, &out)
+		return out
+	}
+	var m rpcEnvelope
+	if json.Unmarshal(line, &m) == nil {
+		out = append(out, m)
+	}
+	return out
+}
+
+// read notes the requests of a line the client sent.
+func (f *inflight) read(line []byte) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, m := range messages(line) {
+		if m.Method == "" || len(m.ID) == 0 || string(m.ID) == "null" {
+			continue // a notification, or the client's answer to the server
+		}
+		if len(f.pending) == 0 {
+			f.idle = make(chan struct{})
+		}
+		f.pending[string(m.ID)]++
+	}
+}
+
+// answered notes the answers in a message the server wrote.
+func (f *inflight) answered(p []byte) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, m := range messages(p) {
+		if m.Method != "" || len(m.ID) == 0 || (m.Result == nil && m.Error == nil) {
+			continue
+		}
+		id := string(m.ID)
+		if f.pending[id] == 0 {
+			continue
+		}
+		if f.pending[id]--; f.pending[id] == 0 {
+			delete(f.pending, id)
+		}
+		if len(f.pending) == 0 {
+			close(f.idle)
+		}
+	}
+}
+
+// wait returns when every request read has been answered, or ctx ends.
+func (f *inflight) wait(ctx context.Context) {
+	f.mu.Lock()
+	idle := f.idle
+	f.mu.Unlock()
+	select {
+	case <-idle:
+	case <-ctx.Done():
+	}
 }
 
 // lineFilter passes on the lines that are JSON-RPC messages (or batches of
 // them) and answers the others itself.
 type lineFilter struct {
-	r       *bufio.Reader
-	reply   io.Writer
-	pending []byte
-	err     error
+	r        *bufio.Reader
+	reply    io.Writer
+	pending  []byte
+	err      error
+	ctx      context.Context
+	inFlight *inflight
 }
 
 func (f *lineFilter) Read(p []byte) (int, error) {
 	for len(f.pending) == 0 {
 		if f.err != nil {
+			if f.inFlight != nil {
+				// The input is over: the transport closes the session
+				// once this returns, so first let every accepted
+				// request be answered.
+				f.inFlight.wait(f.ctx)
+			}
 			return 0, f.err
 		}
 		line, err := f.r.ReadBytes('\n')
@@ -395,6 +596,9 @@ func (f *lineFilter) Read(p []byte) (int, error) {
 			if code, msg := checkMessage(t); code != 0 {
 				f.answer(code, msg)
 				continue
+			}
+			if f.inFlight != nil {
+				f.inFlight.read(t)
 			}
 			f.pending = append(t, '\n')
 		}
