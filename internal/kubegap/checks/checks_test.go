@@ -13,7 +13,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/incidentlib/incidentlib/internal/corpus"
 	"github.com/incidentlib/incidentlib/internal/kubegap"
 	"github.com/incidentlib/incidentlib/internal/kubegap/checks"
 	"github.com/incidentlib/incidentlib/internal/kubegap/inventory"
@@ -160,7 +159,7 @@ var hangul = regexp.MustCompile(`\p{Hangul}`)
 
 // TestCasesExist fails when a check cites a case the corpus does not hold.
 func TestCasesExist(t *testing.T) {
-	c, err := corpus.LoadEmbedded()
+	c, err := embedded()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/incidentlib/incidentlib"
@@ -23,6 +24,9 @@ var uncited = map[string]bool{
 	// never says that a budget would have held them.
 	"no-disruption-budget": true,
 }
+
+// embedded is the embedded corpus, loaded once for the package's tests.
+var embedded = sync.OnceValues(corpus.LoadEmbedded)
 
 // caseTexts returns every English and every Korean text of k: title,
 // summary, trigger, symptoms, detection, lessons, impact, timeline events,
@@ -77,7 +81,7 @@ func quotedIn(texts []string, q string) bool {
 // Korean one in one of its Korean texts, so that an edit of the case that
 // removes the sentence fails here.
 func TestCitationsQuoteTheirCases(t *testing.T) {
-	c, err := corpus.LoadEmbedded()
+	c, err := embedded()
 	if err != nil {
 		t.Fatal(err)
 	}

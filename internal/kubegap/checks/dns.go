@@ -113,6 +113,9 @@ func dnsMemoryLimit() *Check {
 			{Case: "IL-0313",
 				Quote:   "all CoreDNS pods were OOM Killed at the same time and kept getting OOM killed (memory limit `100Mi`).",
 				QuoteKO: "모든 CoreDNS 파드가 동시에 OOM Killed 된 뒤 계속 다시 OOM 으로 죽었다(메모리 한도 `100Mi`)."},
+			{Case: "IL-0461",
+				Quote:   "Because node-local-dns pods were being OOM-killed, the team raised their memory limit from 64 MB to 256 MB",
+				QuoteKO: "node-local-dns 파드가 OOM 으로 죽고 있었기에 팀은 원래 64 MB 이던 메모리 한도를 256 MB 로 올렸다"},
 		},
 	}
 	c.Run = func(inv *inventory.Inventory) []Finding {

@@ -110,6 +110,9 @@ func noPrestopBehindLB() *Check {
 			{Case: "IL-0323",
 				Quote:   "With plain Services the endpoint change is so fast that it rarely shows, but ingresses react much more slowly, so a pod can get SIGTERM well before the ingress stops sending it new connections.",
 				QuoteKO: "일반 서비스에서는 엔드포인트 반영이 워낙 빨라 잘 드러나지 않지만 ingress 는 반응이 훨씬 느려서, 파드가 SIGTERM 을 받은 뒤에도 한참 동안 ingress 가 새 연결을 보낼 수 있다."},
+			{Case: "IL-0703",
+				Quote:   "when a pod is scaled down, for example during a deployment, the ingress controller sometimes keeps its IP for another one to four minutes, and requests routed to that vanished pod came back as 502.",
+				QuoteKO: "배포 등으로 파드가 줄어들 때 그 파드의 IP 가 인그레스 컨트롤러에서 제때 빠지지 않고 1~4분가량 더 남는 경우가 있었다. 이미 내려간 파드의 IP 로 간 트래픽은 502 로 돌아왔다."},
 		},
 	}
 	p.Run = func(inv *inventory.Inventory) []Finding {
