@@ -68,6 +68,10 @@ type ReadOptions struct {
 	// Streams are read after the paths, each under its name (rendered
 	// Helm or kustomize output, for one).
 	Streams []Stream
+	// PlainFolders are paths of folders whose files are read as they are
+	// although they hold a kustomization file (otherwise such a folder is
+	// a problem that says to build it).
+	PlainFolders map[string]bool
 }
 
 // Stream is manifests that come from elsewhere than a path.
@@ -145,7 +149,7 @@ func ReadInput(paths []string, stdin io.Reader, cs []*checks.Check, o ReadOption
 		k, ok := inventory.Lookup(apiVersion, kind)
 		return ok && need[k] && !inventory.Info(k).CountOnly
 	}
-	r := &manifest.Reader{Want: want, Stdin: stdin}
+	r := &manifest.Reader{Want: want, Stdin: stdin, PlainFolders: o.PlainFolders}
 	read := func(d manifest.Doc) error {
 		// The object's namespace and name come from its one decode
 		// (AddObject); the rare paths that report an object before or

@@ -25,6 +25,7 @@ import (
 	"github.com/incidentlib/incidentlib/internal/kubegap/live"
 	"github.com/incidentlib/incidentlib/internal/kubegap/manifest"
 	"github.com/incidentlib/incidentlib/internal/kubegap/mcptools"
+	"github.com/incidentlib/incidentlib/internal/kubegap/render"
 	"github.com/incidentlib/incidentlib/internal/kubegap/report"
 
 	"github.com/incidentlib/incidentlib/internal/locale"
@@ -251,7 +252,7 @@ func newScan(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringArrayVarP(&f.files, "filename", "f", nil, "scan manifests: a file, a folder, or - for stdin (repeatable); without it kubegap scans the live cluster")
+	fl.StringArrayVarP(&f.files, "filename", "f", nil, "scan manifests: a file, a folder, or - for stdin (repeatable; a folder that holds a kustomization.yaml is built as -k does, or read as it is when it cannot be built, and stderr says which); without it kubegap scans the live cluster")
 	fl.StringVar(&f.kubeconfig, "kubeconfig", "", "path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)")
 	fl.StringVar(&f.kubeContext, "context", "", "kubeconfig context to use")
 	fl.StringVarP(&f.namespace, "namespace", "n", "", "live: read namespaced kinds in this namespace only (cluster-scoped kinds are always read); files: the namespace of objects that name none, as kubectl apply -n (default \"default\")")
@@ -307,7 +308,8 @@ func runScan(ctx context.Context, f *scanFlags, cs []*checks.Check, cfg *kubegap
 		if f.allNamespaces {
 			return nil, errors.New("-A is for live scans; with -f, -n gives the namespace of objects that name none")
 		}
-		inv, in, problems, err := kubegap.ReadInput(f.files, stdin, cs, kubegap.ReadOptions{Namespace: f.namespace, NamespaceSet: namespaceSet, KubeVersion: kv})
+		paths, streams, plain := kustomizeFolders(f.files, stderr)
+		inv, in, problems, err := kubegap.ReadInput(paths, stdin, cs, kubegap.ReadOptions{Namespace: f.namespace, NamespaceSet: namespaceSet, KubeVersion: kv, Streams: streams, PlainFolders: plain})
 		if err != nil {
 			return nil, err
 		}
@@ -330,6 +332,42 @@ func runScan(ctx context.Context, f *scanFlags, cs []*checks.Check, cfg *kubegap
 		o.Progress = stderr
 	}
 	return LiveScan(ctx, o, f.timeout, cs, cfg, annotationsSet && f.annotations)
+}
+
+// kustomizeFolders builds each -f folder that holds a kustomization file,
+// as -k does, and scans what it builds in place of its files; one that
+// cannot be built (a remote base, a broken patch) has its files read as
+// they are. Either way stderr says which, and why. Kustomize folders
+// further down a -f folder stay problems that say to build them.
+func kustomizeFolders(files []string, stderr io.Writer) (paths []string, streams []kubegap.Stream, plain map[string]bool) {
+	for _, p := range files {
+		if p == "-" || !isDir(p) || !manifest.HoldsKustomization(p) {
+			paths = append(paths, p)
+			continue
+		}
+		docs, err := render.Kustomize(p)
+		if err == nil && len(docs) > 0 {
+			fmt.Fprintf(stderr, "kubegap: -f %s holds a kustomization: built it, as -k %s does, and scanned the %d %s it builds (not its files as they are)\n", p, p, len(docs), pluralS(len(docs), "object", "objects"))
+			streams = append(streams, render.Streams(docs)...)
+			continue
+		}
+		why := "it builds no object"
+		if err != nil {
+			why = err.Error()
+		}
+		fmt.Fprintf(stderr, "kubegap: -f %s holds a kustomization that could not be built (%s): read its files as they are instead, without its patches, generators or bases\n", p, why)
+		if plain == nil {
+			plain = map[string]bool{}
+		}
+		plain[p] = true
+		paths = append(paths, p)
+	}
+	return paths, streams, plain
+}
+
+func isDir(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
 }
 
 // LiveScan reads the cluster and evaluates cs.

@@ -438,3 +438,33 @@ func TestExitIncomplete(t *testing.T) {
 		}
 	}
 }
+
+// TestFileFlagOnKustomization: -f on a folder that holds a kustomization
+// builds it, as -k does, and says so on stderr; one that cannot be built
+// has its files read as they are, and stderr says that and why. Neither is
+// an input problem.
+func TestFileFlagOnKustomization(t *testing.T) {
+	code, out, stderr := run(t, "", "scan", "-f", "../render/testdata/kustomize/prod", "-o", "json", "--checks", "no-memory-limit")
+	r := decode(t, out)
+	if code != ExitFindings || !strings.Contains(stderr, "-f ../render/testdata/kustomize/prod holds a kustomization: built it, as -k ../render/testdata/kustomize/prod does") || len(r.Problems) != 0 {
+		t.Errorf("buildable: exit %d, stderr %q, problems %+v", code, stderr, r.Problems)
+	}
+	found := false
+	for _, f := range r.Findings {
+		// The overlay's namespace and name prefix: built, not read as is.
+		found = found || (f.Object.Namespace == "shop" && f.Object.Name == "prod-api" && f.File == "../render/testdata/kustomize/base/deployment.yaml")
+	}
+	if !found {
+		t.Errorf("buildable: no finding on the built Deployment shop/prod-api: %+v", r.Findings)
+	}
+
+	dir := t.TempDir()
+	write(t, dir, "kustomization.yaml", "resources:\n  - deploy.yaml\n  - github.com/example/deploy//overlays/prod?ref=v1.2.0\n")
+	write(t, dir, "deploy.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: api, namespace: shop}\nspec:\n  replicas: 2\n  selector: {matchLabels: {app: api}}\n  template:\n    metadata: {labels: {app: api}}\n    spec:\n      containers: [{name: api, image: example/api:1.0}]\n")
+	code, out, stderr = run(t, "", "scan", "-f", dir, "-o", "json", "--checks", "no-memory-limit")
+	r = decode(t, out)
+	if code != ExitFindings || !strings.Contains(stderr, "holds a kustomization that could not be built (") || !strings.Contains(stderr, "read its files as they are instead") ||
+		len(r.Problems) != 0 || len(r.Findings) != 1 || r.Findings[0].Object.Name != "api" {
+		t.Errorf("not buildable: exit %d, stderr %q, problems %+v, findings %+v", code, stderr, r.Problems, r.Findings)
+	}
+}

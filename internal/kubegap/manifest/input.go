@@ -103,6 +103,9 @@ type Reader struct {
 	Want Want
 	// Stdin is what "-" reads.
 	Stdin io.Reader
+	// PlainFolders are folders, as given to ReadPaths, whose files are
+	// read as they are although they hold a kustomization file.
+	PlainFolders map[string]bool
 
 	// Files is the number of files (and standard input) read.
 	Files int
@@ -208,6 +211,16 @@ func templateName(path string) bool {
 
 var kustomizationFiles = []string{"kustomization.yaml", "kustomization.yml", "Kustomization"}
 
+// HoldsKustomization reports whether dir holds a kustomization file.
+func HoldsKustomization(dir string) bool {
+	for _, k := range kustomizationFiles {
+		if exists(filepath.Join(dir, k)) {
+			return true
+		}
+	}
+	return false
+}
+
 func exists(p string) bool { _, err := os.Stat(p); return err == nil }
 
 // renderFirst reports (and skips) a Helm chart or a kustomize folder: their
@@ -238,7 +251,7 @@ func (r *Reader) renderFirst(path string, isFile bool) bool {
 			r.Skipped = append(r.Skipped, Skip{File: path, Reason: SkipHelmChart})
 			return true
 		}
-		if isFile {
+		if isFile || r.PlainFolders[d] {
 			continue // a plain file next to a kustomization is read as asked
 		}
 		for _, k := range kustomizationFiles {
