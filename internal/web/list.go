@@ -120,6 +120,7 @@ type listData struct {
 	// says how many hold at least half of its terms (Close) and describes
 	// those; the loose remainder is counted apart.
 	Long                bool
+	Weak                bool // the best hit is weak by its confidence (search.Result.Weak)
 	Close, Loose, Terms int
 	Described           int // the cases the facets and the top line count
 	Pages               []pageLink
@@ -219,6 +220,7 @@ func (s *Site) listData(st listState, res *search.Result, problems []string) lis
 	lang := st.lang
 	d := listData{Query: st.q, Sort: st.sort, Problems: problems, Total: res.Total, Hits: res.Hits, Long: res.Long, Close: res.Close, Terms: res.Terms}
 	d.Loose = res.Total - res.Close
+	d.Weak = res.Weak
 	d.Described = res.Total
 	if res.Long {
 		d.Described = res.Close
