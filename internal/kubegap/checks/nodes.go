@@ -110,6 +110,9 @@ func nodeDiskSmallerThanPeers() *Check {
 			{Case: "IL-0019",
 				Quote:   "Comparing old and new nodes showed that the new ones had only 20 GB of root disk.",
 				QuoteKO: "기존 노드와 새 노드를 비교해 보니 새 노드의 루트 디스크가 20GB 뿐이었다."},
+			{Case: "IL-0541",
+				Quote:   "The team added two nodes as a separate node pool, but by mistake the pool was created without the local SSDs the other nodes have.",
+				QuoteKO: "팀은 노드 두 대를 별도 노드 풀로 추가했는데, 실수로 다른 노드에 있는 로컬 SSD 없이 풀을 만들었다."},
 		},
 	}
 	p.Run = func(inv *inventory.Inventory) []Finding {
