@@ -79,7 +79,9 @@ func TestBinary(t *testing.T) {
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
 		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"scan","arguments":{"paths":["../../internal/kubegap/checks/testdata/dns-few-replicas/fail.yaml"],"checks":["dns-few-replicas"]}}}`,
 	}, "\n") + "\n"
-	cmd = exec.CommandContext(ctx, bin, "mcp")
+	pctx, pcancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer pcancel()
+	cmd = exec.CommandContext(pctx, bin, "mcp")
 	cmd.Stdin = strings.NewReader(requests)
 	out, err = cmd.Output()
 	if err != nil {
