@@ -233,11 +233,12 @@ func ReadInput(paths []string, stdin io.Reader, cs []*checks.Check, o ReadOption
 		}
 		in.Checked++
 		for _, f := range dropped {
+			inv.MarkUnknown(ref, f.Path)
 			p := where
 			p.Namespace = ref.Namespace
 			p.Level = manifest.LevelWarning
 			p.Line = locate(d.File, d.Line, f.Text)
-			p.Message = fmt.Sprintf("unrendered template placeholder `%s` in %s: render the template first; that field was left out, so the checks read it as unset, and the rest of the object was scanned", f.Text, f.Path)
+			p.Message = fmt.Sprintf("unrendered template placeholder `%s` in %s: render the template first; that field is unknown to the checks (none reports it missing), and the rest of the object was scanned", f.Text, f.Path)
 			r.Problem(p)
 		}
 		if t, goTmpl := manifest.TemplateText(d.JSON); t != "" && !placeholderDropped(dropped, t) {

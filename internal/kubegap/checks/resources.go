@@ -29,10 +29,10 @@ func defaultMemoryLimit(inv *inventory.Inventory, ns string) bool {
 	return false
 }
 
-func unlimitedMemory(t *corev1.PodTemplateSpec) []string {
+func unlimitedMemory(inv *inventory.Inventory, r inventory.Ref, t *corev1.PodTemplateSpec) []string {
 	var out []string
 	for i := range t.Spec.Containers {
-		if _, ok := memLimit(&t.Spec.Containers[i]); !ok {
+		if _, ok := memLimit(&t.Spec.Containers[i]); !ok && !inv.FieldUnknown(r, fmt.Sprintf(".containers[%d].resources.limits.memory", i)) {
 			out = append(out, t.Spec.Containers[i].Name)
 		}
 	}
@@ -90,7 +90,7 @@ func noMemoryLimit() *Check {
 	m.Run = func(inv *inventory.Inventory) []Finding {
 		var out []Finding
 		for _, w := range workloads(inv) {
-			names := unlimitedMemory(w.Template)
+			names := unlimitedMemory(inv, w.Ref, w.Template)
 			if len(names) == 0 || defaultMemoryLimit(inv, w.Ref.Namespace) {
 				continue
 			}
@@ -196,7 +196,7 @@ func jobRetriesUnboundedMemory() *Check {
 			if backoff != nil && *backoff == 0 {
 				return
 			}
-			names := unlimitedMemory(t)
+			names := unlimitedMemory(inv, r, t)
 			if len(names) == 0 || defaultMemoryLimit(inv, r.Namespace) {
 				return
 			}

@@ -178,7 +178,10 @@ func noResourceRequests() *Check {
 			var none []string
 			for i := range w.Template.Spec.Containers {
 				ctr := &w.Template.Spec.Containers[i]
-				if !declares(ctr, corev1.ResourceCPU) && !declares(ctr, corev1.ResourceMemory) {
+				unknown := inv.FieldUnknown(w.Ref, fmt.Sprintf(".containers[%d].resources", i)) ||
+					inv.FieldUnknown(w.Ref, fmt.Sprintf(".containers[%d].resources.requests.cpu", i)) || inv.FieldUnknown(w.Ref, fmt.Sprintf(".containers[%d].resources.requests.memory", i)) ||
+					inv.FieldUnknown(w.Ref, fmt.Sprintf(".containers[%d].resources.limits.cpu", i)) || inv.FieldUnknown(w.Ref, fmt.Sprintf(".containers[%d].resources.limits.memory", i))
+				if !unknown && !declares(ctr, corev1.ResourceCPU) && !declares(ctr, corev1.ResourceMemory) {
 					none = append(none, ctr.Name)
 				}
 			}

@@ -109,6 +109,30 @@ type Inventory struct {
 	// Ignored maps objects to the checks their kubegap.io/ignore annotation
 	// names.
 	Ignored map[Ref][]string
+	// Unknown maps objects to the fields left out of them because they
+	// held unrendered template text (paths as kubectl explain writes them,
+	// spec.template.spec.containers[0].resources.limits.memory). A check
+	// reads such a field as unknown, never as unset.
+	Unknown map[Ref][]string
+}
+
+// MarkUnknown records that the field at path of r is unknown.
+func (inv *Inventory) MarkUnknown(r Ref, path string) {
+	if inv.Unknown == nil {
+		inv.Unknown = map[Ref][]string{}
+	}
+	inv.Unknown[r] = append(inv.Unknown[r], path)
+}
+
+// FieldUnknown reports whether a field of r whose path ends with suffix
+// (".containers[0].resources.limits.memory") is unknown.
+func (inv *Inventory) FieldUnknown(r Ref, suffix string) bool {
+	for _, p := range inv.Unknown[r] {
+		if strings.HasSuffix("."+p, suffix) {
+			return true
+		}
+	}
+	return false
 }
 
 // New returns an empty inventory.
