@@ -94,7 +94,9 @@ func startServe(t *testing.T, db string, extra ...string) *proc {
 		}
 	}()
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	deadline := time.Now().Add(30 * time.Second)
+	// A bound on a hung start, not a timing: two race-built replicas seeding
+	// one database on a busy machine take tens of seconds.
+	deadline := time.Now().Add(90 * time.Second)
 	for time.Now().Before(deadline) {
 		if res, err := http.Get("http://" + addr + "/readyz"); err == nil {
 			res.Body.Close()

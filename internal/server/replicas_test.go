@@ -173,6 +173,9 @@ func TestTwoServeProcessesOnPostgres(t *testing.T) {
 		go func(i int) { defer wg.Done(); procs[i] = startServe(t, "", "--database-url", url) }(i)
 	}
 	wg.Wait()
+	if t.Failed() {
+		t.FailNow() // a start failed in its goroutine, which only that goroutine left
+	}
 	get := func(p *proc, path string) (int, string) {
 		res, err := http.Get("http://" + p.addr + path)
 		if err != nil {
