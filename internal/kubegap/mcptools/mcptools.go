@@ -168,6 +168,12 @@ func readOnly(title string) *mcp.ToolAnnotations {
 	return &mcp.ToolAnnotations{ReadOnlyHint: true, DestructiveHint: &f, IdempotentHint: true, Title: title}
 }
 
+// outputSchema is the schema of a tool's answers, inferred from T, with no
+// type union with null (which strict hosts refuse).
+func outputSchema[T any]() *jsonschema.Schema {
+	return mcpschema.Output(must(jsonschema.For[T](nil)))
+}
+
 // NewServer builds the MCP server with its four tools.
 func NewServer(o Options) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "kubegap", Title: "kubegap", Version: o.Version}, &mcp.ServerOptions{Instructions: Instructions})
@@ -179,19 +185,21 @@ func NewServer(o Options) *mcp.Server {
 			"The answer says how many files and objects were read and skipped (and why), how many checks were evaluated (and why not), which of them only partially (partial: the kinds they could not list, and what that means), and lists the input problems (what could not be read, at FILE:LINE, and what to do; 100 at most). " +
 			"Findings are paged: 50 by default, at most 200 per call (limit); pass next_offset as offset for the next page; min_severity filters. " +
 			"Live scans list only the kinds the checks need, paged. A scan that read no Kubernetes object is an error.",
-		Annotations: readOnly("Scan for gaps"),
-		InputSchema: scanSchema(),
+		Annotations:  readOnly("Scan for gaps"),
+		InputSchema:  scanSchema(),
+		OutputSchema: outputSchema[ScanOutput](),
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in ScanInput) (*mcp.CallToolResult, ScanOutput, error) {
 		out, err := scan(ctx, o, in)
 		return nil, out, err
 	})
 
 	mcp.AddTool(s, &mcp.Tool{
-		Name:        "list_checks",
-		Title:       "List kubegap's checks",
-		Description: "The catalogue: id, severity, title, the kinds each check reads and the incident ids that ground it.",
-		Annotations: readOnly("List checks"),
-		InputSchema: mcpschema.Input[ListInput](),
+		Name:         "list_checks",
+		Title:        "List kubegap's checks",
+		Description:  "The catalogue: id, severity, title, the kinds each check reads and the incident ids that ground it.",
+		Annotations:  readOnly("List checks"),
+		InputSchema:  mcpschema.Input[ListInput](),
+		OutputSchema: outputSchema[ListOutput](),
 	}, func(_ context.Context, _ *mcp.CallToolRequest, in ListInput) (*mcp.CallToolResult, ListOutput, error) {
 		if _, err := lang(in.Lang); err != nil {
 			return nil, ListOutput{}, err
@@ -200,11 +208,12 @@ func NewServer(o Options) *mcp.Server {
 	})
 
 	mcp.AddTool(s, &mcp.Tool{
-		Name:        "explain_check",
-		Title:       "Explain a check",
-		Description: "What a check looks at, why (the summaries of the incidents it cites), how to fix what it finds, and what it cannot see.",
-		Annotations: readOnly("Explain a check"),
-		InputSchema: mcpschema.Input[ExplainInput](),
+		Name:         "explain_check",
+		Title:        "Explain a check",
+		Description:  "What a check looks at, why (the summaries of the incidents it cites), how to fix what it finds, and what it cannot see.",
+		Annotations:  readOnly("Explain a check"),
+		InputSchema:  mcpschema.Input[ExplainInput](),
+		OutputSchema: outputSchema[report.Explanation](),
 	}, func(_ context.Context, _ *mcp.CallToolRequest, in ExplainInput) (*mcp.CallToolResult, report.Explanation, error) {
 		l, err := lang(in.Lang)
 		if err != nil {
@@ -223,7 +232,7 @@ func NewServer(o Options) *mcp.Server {
 		Description:  "One case of the incident library by id (IL-NNNN): summary, trigger, lessons, remediation, sources, and the kubegap checks that cite it.",
 		Annotations:  readOnly("Get an incident"),
 		InputSchema:  mcpschema.Input[IncidentInput](),
-		OutputSchema: must(Incident{}.OutputSchema()),
+		OutputSchema: mcpschema.Output(must(Incident{}.OutputSchema())),
 	}, func(_ context.Context, _ *mcp.CallToolRequest, in IncidentInput) (*mcp.CallToolResult, Incident, error) {
 		l, err := lang(in.Lang)
 		if err != nil {

@@ -72,6 +72,9 @@ func TestTools(t *testing.T) {
 		if in, _ := json.Marshal(tool.InputSchema); strings.Contains(string(in), `"null"`) {
 			t.Errorf("%s: the input schema has a type union with null: %s", tool.Name, in)
 		}
+		if out, _ := json.Marshal(tool.OutputSchema); tool.OutputSchema == nil || strings.Contains(string(out), `"null"`) {
+			t.Errorf("%s: no output schema, or one with a type union with null: %.400s", tool.Name, out)
+		}
 	}
 	if len(want) > 0 {
 		t.Errorf("missing tools %v", want)
