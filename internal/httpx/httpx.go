@@ -1,11 +1,13 @@
-// Package httpx holds the HTTP pieces the API and the web pages share: the
-// JSON error body every machine-facing error answers with, and entity-tag
-// matching for conditional requests.
+// Package httpx holds the HTTP pieces the API, the server and the web pages
+// share: the JSON error body every machine-facing error answers with,
+// entity-tag matching for conditional requests, and the client address.
 package httpx
 
 import (
 	"encoding/json"
+	"net"
 	"net/http"
+	"net/netip"
 	"strings"
 )
 
@@ -80,4 +82,45 @@ func opaque(etag string) (string, bool) {
 		return "", false
 	}
 	return t, true
+}
+
+// ClientAddr is the address of the client that sent r: the connection's
+// peer, or, when the peer is in one of the trusted proxy networks, the
+// nearest address in X-Forwarded-For that is not a trusted proxy. With no
+// trusted networks, X-Forwarded-For is ignored.
+func ClientAddr(r *http.Request, trusted []netip.Prefix) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	isTrusted := func(a netip.Addr) bool {
+		a = a.Unmap()
+		for _, p := range trusted {
+			if p.Contains(a) {
+				return true
+			}
+		}
+		return false
+	}
+	peer, err := netip.ParseAddr(host)
+	if err != nil || len(trusted) == 0 || !isTrusted(peer) {
+		return host
+	}
+	// X-Forwarded-For lists the client first and each proxy's peer after
+	// it; only the part that trusted proxies appended can be believed, so
+	// it is read from the end.
+	var hops []string
+	for _, v := range r.Header.Values("X-Forwarded-For") {
+		hops = append(hops, strings.Split(v, ",")...)
+	}
+	for i := len(hops) - 1; i >= 0; i-- {
+		a, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
+		if err != nil {
+			break // a malformed hop: nothing before it can be believed
+		}
+		if !isTrusted(a) {
+			return a.Unmap().String()
+		}
+	}
+	return host
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"testing"
 
 	"github.com/incidentlib/incidentlib/internal/httpx"
@@ -67,5 +68,37 @@ func TestWriteError(t *testing.T) {
 	}
 	if body.Error.Code != "not_found" || body.Error.Message != "no case IL-9999 <b>" {
 		t.Errorf("body %s", rec.Body)
+	}
+}
+
+// TestClientBehindTrustedProxies: X-Forwarded-For is believed only from a
+// trusted proxy, and only the hops that trusted proxies appended.
+func TestClientBehindTrustedProxies(t *testing.T) {
+	trusted := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("::1/128")}
+	tests := []struct {
+		peer    string
+		xff     []string
+		trusted []netip.Prefix
+		want    string
+	}{
+		{"10.1.2.3:5000", []string{"203.0.113.5"}, nil, "10.1.2.3"},                              // off by default
+		{"10.1.2.3:5000", []string{"203.0.113.5"}, trusted, "203.0.113.5"},                       // from a trusted proxy
+		{"198.51.100.1:5000", []string{"203.0.113.5"}, trusted, "198.51.100.1"},                  // from an untrusted peer
+		{"10.1.2.3:5000", []string{"192.0.2.66, 203.0.113.5, 10.9.9.9"}, trusted, "203.0.113.5"}, // a forged first hop is passed over
+		{"10.1.2.3:5000", []string{"192.0.2.66", "203.0.113.5"}, trusted, "203.0.113.5"},         // several header lines
+		{"10.1.2.3:5000", []string{"203.0.113.5, garbage"}, trusted, "10.1.2.3"},                 // a malformed hop
+		{"10.1.2.3:5000", nil, trusted, "10.1.2.3"},                                              // no header
+		{"[::1]:5000", []string{"2001:db8::7"}, trusted, "2001:db8::7"},
+		{"10.1.2.3:5000", []string{"10.4.4.4"}, trusted, "10.1.2.3"}, // every hop a proxy
+	}
+	for _, tt := range tests {
+		r := httptest.NewRequest("GET", "/", nil)
+		r.RemoteAddr = tt.peer
+		for _, v := range tt.xff {
+			r.Header.Add("X-Forwarded-For", v)
+		}
+		if got := httpx.ClientAddr(r, tt.trusted); got != tt.want {
+			t.Errorf("peer %s, X-Forwarded-For %q, trusted %v: client %s, want %s", tt.peer, tt.xff, tt.trusted, got, tt.want)
+		}
 	}
 }

@@ -13,7 +13,6 @@ import (
 	"math"
 	"net"
 	"net/http"
-	"net/netip"
 	"regexp"
 	"runtime"
 	"strconv"
@@ -25,6 +24,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/incidentlib/incidentlib/internal/api"
+	"github.com/incidentlib/incidentlib/internal/httpx"
 )
 
 var requestIDRE = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
@@ -183,44 +183,7 @@ func (l *limiter) allow(client string) (bool, time.Duration) {
 // peer, or, when the peer is a trusted proxy (Config.TrustedProxies), the
 // nearest address in X-Forwarded-For that is not a trusted proxy.
 func (s *Server) clientAddr(r *http.Request) string {
-	return clientOf(r, s.cfg.TrustedProxies)
-}
-
-func clientOf(r *http.Request, trusted []netip.Prefix) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
-	}
-	isTrusted := func(a netip.Addr) bool {
-		a = a.Unmap()
-		for _, p := range trusted {
-			if p.Contains(a) {
-				return true
-			}
-		}
-		return false
-	}
-	peer, err := netip.ParseAddr(host)
-	if err != nil || len(trusted) == 0 || !isTrusted(peer) {
-		return host
-	}
-	// X-Forwarded-For lists the client first and each proxy's peer after
-	// it; only the part that trusted proxies appended can be believed, so
-	// it is read from the end.
-	var hops []string
-	for _, v := range r.Header.Values("X-Forwarded-For") {
-		hops = append(hops, strings.Split(v, ",")...)
-	}
-	for i := len(hops) - 1; i >= 0; i-- {
-		a, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
-		if err != nil {
-			break // a malformed hop: nothing before it can be believed
-		}
-		if !isTrusted(a) {
-			return a.Unmap().String()
-		}
-	}
-	return host
+	return httpx.ClientAddr(r, s.cfg.TrustedProxies)
 }
 
 // rateLimit answers 429 with Retry-After to a client over its rate on the

@@ -8,7 +8,6 @@ import (
 	"crypto/subtle"
 	"encoding/hex"
 	"errors"
-	"net"
 	"net/http"
 	"net/url"
 	"slices"
@@ -19,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/internal/httpx"
 )
 
 // Desk turns on reader corrections and the editors' desk.
@@ -81,7 +81,7 @@ func newDesk(d *Desk) *desk {
 		k.Keys = &memKeys{now: k.Now}
 	}
 	if k.Client == nil {
-		k.Client = peerAddr
+		k.Client = func(r *http.Request) string { return httpx.ClientAddr(r, nil) }
 	}
 	k.signIn = &backoff{now: k.Now, fails: map[string]*failures{}}
 	// Replicas that share the token share the key, so a form served by one
@@ -203,15 +203,6 @@ func (k *desk) session(r *http.Request) (string, bool) {
 func formKey(tok string) string {
 	sum := sha256.Sum256([]byte(tok))
 	return "form:" + hex.EncodeToString(sum[:])
-}
-
-// peerAddr is the host part of the connection's peer address.
-func peerAddr(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
 }
 
 // backoff makes a client that gave a wrong token wait before its next try:
