@@ -178,9 +178,7 @@ func noResourceRequests() *Check {
 			var none []string
 			for i := range w.Template.Spec.Containers {
 				ctr := &w.Template.Spec.Containers[i]
-				unknown := inv.FieldUnknown(w.Ref, fmt.Sprintf(".containers[%d].resources", i)) ||
-					inv.FieldUnknown(w.Ref, fmt.Sprintf(".containers[%d].resources.requests.cpu", i)) || inv.FieldUnknown(w.Ref, fmt.Sprintf(".containers[%d].resources.requests.memory", i)) ||
-					inv.FieldUnknown(w.Ref, fmt.Sprintf(".containers[%d].resources.limits.cpu", i)) || inv.FieldUnknown(w.Ref, fmt.Sprintf(".containers[%d].resources.limits.memory", i))
+				unknown := inv.FieldUnknown(w.Ref, fmt.Sprintf(".containers[%d].resources", i))
 				if !unknown && !declares(ctr, corev1.ResourceCPU) && !declares(ctr, corev1.ResourceMemory) {
 					none = append(none, ctr.Name)
 				}

@@ -124,12 +124,23 @@ func (inv *Inventory) MarkUnknown(r Ref, path string) {
 	inv.Unknown[r] = append(inv.Unknown[r], path)
 }
 
-// FieldUnknown reports whether a field of r whose path ends with suffix
-// (".containers[0].resources.limits.memory") is unknown.
+// FieldUnknown reports whether the field of r that a path ending with
+// suffix names (".containers[0].resources.limits.memory"), or a field
+// under it (suffix ".containers[0].resources" covers its limits and
+// requests), is unknown.
 func (inv *Inventory) FieldUnknown(r Ref, suffix string) bool {
+	suffix = "." + strings.TrimPrefix(suffix, ".") // whole path segments only
 	for _, p := range inv.Unknown[r] {
-		if strings.HasSuffix("."+p, suffix) {
-			return true
+		p = "." + p
+		for {
+			if strings.HasSuffix(p, suffix) {
+				return true
+			}
+			i := strings.LastIndexByte(p, '.')
+			if i <= 0 {
+				break
+			}
+			p = p[:i]
 		}
 	}
 	return false
