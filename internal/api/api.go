@@ -26,7 +26,8 @@ const MaxBody = 1 << 20
 
 // API serves /api/.
 type API struct {
-	read    library.Reader
+	public  library.Reader // what a request without the token reads
+	all     library.Reader // with the token: private cases too
 	write   library.Writer
 	baseURL string
 	token   string // empty: writes are disabled
@@ -35,11 +36,15 @@ type API struct {
 	bodies  bodies // encoded public cases
 }
 
-// New returns the API: reads from r, writes to w. token guards writes;
-// without one, writes answer 401 with a message that says how to enable
-// them.
-func New(r library.Reader, w library.Writer, baseURL, token string, log *slog.Logger) *API {
-	return &API{read: r, write: w, baseURL: strings.TrimRight(baseURL, "/"), token: token, log: log, now: time.Now, bodies: newBodies()}
+// New returns the API: a request without the write token reads public,
+// one with it reads all (Library.Public and Library.All); writes go to w.
+// token guards writes and private reads; without one, writes answer 401
+// with a message that says how to enable them, and all is never read.
+func New(public, all library.Reader, w library.Writer, baseURL, token string, log *slog.Logger) *API {
+	if public.Private() {
+		panic("api.New: the first Reader must be the public one (Library.Public)")
+	}
+	return &API{public: public, all: all, write: w, baseURL: strings.TrimRight(baseURL, "/"), token: token, log: log, now: time.Now, bodies: newBodies()}
 }
 
 type handler func(w http.ResponseWriter, r *http.Request) error
@@ -136,6 +141,16 @@ func (a *API) authorized(r *http.Request) bool {
 	return ok && strings.EqualFold(scheme, "Bearer") && subtle.ConstantTimeCompare([]byte(strings.TrimSpace(tok)), []byte(a.token)) == 1
 }
 
+// reader is what the request may read: every case with the write token,
+// the public ones without. Each read takes it once, so no handler decides
+// visibility itself.
+func (a *API) reader(r *http.Request) library.Reader {
+	if a.authorized(r) {
+		return a.all
+	}
+	return a.public
+}
+
 func (a *API) requireToken(r *http.Request) error {
 	if a.token == "" {
 		return incidentlib.Errorf(incidentlib.ErrUnauthorized, "writes are disabled on this server; start it with INCIDENTLIB_TOKEN or INCIDENTLIB_TOKEN_FILE set")
@@ -164,8 +179,8 @@ func truncate(s string, n int) string {
 
 // visible returns the case when the request may see it.
 func (a *API) visible(r *http.Request, id string) (*incidentlib.Case, error) {
-	c := a.read.Case(id)
-	if c == nil || (c.Private && !a.authorized(r)) {
+	c := a.reader(r).Case(id)
+	if c == nil {
 		return nil, incidentlib.Errorf(incidentlib.ErrNotFound, "no case %s", id)
 	}
 	return c, nil
@@ -247,13 +262,9 @@ func (a *API) listCases(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	sq.IncludePrivate = a.authorized(r)
-	res, err := a.read.Search(sq)
+	res, err := a.reader(r).Search(sq)
 	if err != nil {
 		return err
-	}
-	if sq.IncludePrivate {
-		w.Header().Set("Cache-Control", "private, no-store")
 	}
 	out, err := keepFields(view.NewSearchResponse(res, a.baseURL), fields, "items")
 	if err != nil {
@@ -392,7 +403,7 @@ func (a *API) similar(w http.ResponseWriter, r *http.Request) error {
 	if limit < 1 || limit > 50 {
 		return incidentlib.Errorf(incidentlib.ErrInvalid, "limit must be between 1 and 50")
 	}
-	sims, err := a.read.SimilarTo(id, limit, a.authorized(r))
+	sims, err := a.reader(r).SimilarTo(id, limit)
 	if err != nil {
 		return err
 	}
@@ -413,7 +424,8 @@ func (a *API) topics(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	counts := map[string]int{}
-	for _, c := range a.read.Cases(false) {
+	rd := a.reader(r)
+	for _, c := range rd.Cases() {
 		for _, f := range search.FilterFields {
 			for _, id := range incidentlib.CaseTerms(c, f) {
 				counts[f+"/"+id]++
@@ -422,7 +434,7 @@ func (a *API) topics(w http.ResponseWriter, r *http.Request) error {
 	}
 	items := []TopicSummary{}
 	for _, f := range search.FilterFields {
-		for _, t := range a.read.Vocab().Lists[f] {
+		for _, t := range rd.Vocab().Lists[f] {
 			items = append(items, TopicSummary{Vocab: f, ID: t.ID, Label: t.Label, Count: counts[f+"/"+t.ID]})
 		}
 	}
@@ -438,7 +450,7 @@ func (a *API) topic(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	tp, err := a.read.Topic(r.PathValue("term"), lang, a.authorized(r))
+	tp, err := a.reader(r).Topic(r.PathValue("term"), lang)
 	if err != nil {
 		return err
 	}
@@ -453,7 +465,7 @@ func (a *API) vocab(w http.ResponseWriter, r *http.Request) error {
 	}
 	out := map[string][]incidentlib.Term{}
 	for _, name := range incidentlib.VocabNames {
-		out[name] = a.read.Vocab().Lists[name]
+		out[name] = a.public.Vocab().Lists[name]
 	}
 	return writeIn(w, r, q, out)
 }
@@ -462,7 +474,8 @@ func (a *API) stats(w http.ResponseWriter, r *http.Request) error {
 	if _, err := params(r); err != nil {
 		return err
 	}
-	WriteJSON(w, r, http.StatusOK, view.ComputeStats(a.read.Cases(false), a.read.Vocab()))
+	rd := a.reader(r)
+	WriteJSON(w, r, http.StatusOK, view.ComputeStats(rd.Cases(), rd.Vocab()))
 	return nil
 }
 

@@ -42,7 +42,7 @@ func TestImpactLanguages(t *testing.T) {
 	}
 	c.Normalize()
 	mux := http.NewServeMux()
-	api.New(oneCase{c: c}, nil, "http://incidentlib.test", "", slog.New(slog.DiscardHandler)).Install(mux)
+	api.New(oneCase{c: c}, oneCase{c: c}, nil, "http://incidentlib.test", "", slog.New(slog.DiscardHandler)).Install(mux)
 	get := func(path string) map[string]any {
 		t.Helper()
 		rec := httptest.NewRecorder()
@@ -80,3 +80,5 @@ func TestImpactLanguages(t *testing.T) {
 		}
 	}
 }
+
+func (oneCase) Private() bool { return false }

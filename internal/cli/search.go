@@ -15,7 +15,9 @@ import (
 	"github.com/incidentlib/incidentlib/internal/view"
 )
 
-func (e *env) openIndex() (*search.Index, error) {
+// openIndex reads the corpus and returns its public View: the command line
+// shows what the public site shows.
+func (e *env) openIndex() (*search.View, error) {
 	c, err := e.loadCorpus()
 	if err != nil {
 		return nil, err
@@ -24,7 +26,7 @@ func (e *env) openIndex() (*search.Index, error) {
 	if err != nil {
 		return nil, &ExitError{2, err}
 	}
-	return ix, nil
+	return ix.Public(), nil
 }
 
 func searchCmd(e *env) *cobra.Command {
@@ -125,7 +127,7 @@ func (l lastValue) String() string {
 func (l lastValue) Set(s string) error { *l.v = []string{s}; return nil }
 func (l lastValue) Type() string       { return l.typ }
 
-func printResults(w io.Writer, ix *search.Index, res *search.Result, lang string) {
+func printResults(w io.Writer, ix *search.View, res *search.Result, lang string) {
 	for _, n := range res.Notes {
 		fmt.Fprintln(w, "note:", n)
 	}
@@ -181,12 +183,12 @@ func similarCmd(e *env) *cobra.Command {
 			var sims []search.Similar
 			arg := strings.TrimSpace(strings.Join(args, " "))
 			if id := strings.ToUpper(arg); len(args) == 1 && ix.Case(id) != nil {
-				sims, err = ix.SimilarTo(id, limit, false)
+				sims, err = ix.SimilarTo(id, limit)
 				if err != nil {
 					return asUserError(err)
 				}
 			} else {
-				sims = ix.SimilarText(arg, limit, false)
+				sims = ix.SimilarText(arg, limit)
 			}
 			if asJSON {
 				return writeJSON(e.stdout, map[string]any{"items": view.NewSimilarItems(sims)}, true)
@@ -216,7 +218,7 @@ func topicCmd(e *env) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			tp, err := ix.Topic(args[0], lang, false)
+			tp, err := ix.Topic(args[0], lang)
 			if err != nil {
 				return asUserError(err)
 			}

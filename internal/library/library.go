@@ -20,32 +20,38 @@ import (
 
 // Reader is everything the faces (web pages, API, MCP) read. They depend
 // on it, not on the store or the index, so one place decides what a read
-// is. Methods that take includePrivate show private cases only when it is
-// true; the caller decides it from the request's credentials.
+// is. A Reader is made for one audience (Library.Public, Library.All) and
+// shows that audience's cases only: no method takes the audience again, so
+// a face holding the public Reader cannot reach a private case or anything
+// derived from one (a hit, score, total, facet, topic or count).
 type Reader interface {
 	// Search runs a query: text, filters, paging and facets.
 	Search(q search.Query) (*search.Result, error)
-	// Case returns a case by id, private or not, or nil.
+	// Case returns a case by id, or nil (also for a case the audience may
+	// not see).
 	Case(id string) *incidentlib.Case
 	// Cases lists the cases, newest first.
-	Cases(includePrivate bool) []*incidentlib.Case
+	Cases() []*incidentlib.Case
 	// SimilarTo lists the cases most similar to case id, each with its reason.
-	SimilarTo(id string, limit int, includePrivate bool) ([]search.Similar, error)
+	SimilarTo(id string, limit int) ([]search.Similar, error)
 	// SimilarText lists the cases most similar to free text.
-	SimilarText(text string, limit int, includePrivate bool) []search.Similar
+	SimilarText(text string, limit int) []search.Similar
 	// Related lists a case's curated and computed relations.
-	Related(id string, limit int, includePrivate bool) ([]search.Similar, error)
+	Related(id string, limit int) ([]search.Similar, error)
 	// Topic describes a vocabulary term: its cases, co-occurring terms, years.
-	Topic(ref, lang string, includePrivate bool) (*search.Topic, error)
+	Topic(ref, lang string) (*search.Topic, error)
 	// FindTerm resolves a term reference to its vocabulary and term.
 	FindTerm(ref string) (string, *incidentlib.Term)
 	// Vocab is the controlled vocabulary.
 	Vocab() *incidentlib.Vocab
 	// Orgs lists the organisations with their slugs and case counts.
-	Orgs(includePrivate bool) []search.OrgCount
-	// Len counts every case; PublicLen only the public ones.
+	Orgs() []search.OrgCount
+	// Len counts the cases.
 	Len() int
-	PublicLen() int
+	// Private reports whether the Reader shows private cases: false for
+	// Library.Public. The faces that must only ever be public (the pages,
+	// MCP) refuse a Reader that does.
+	Private() bool
 }
 
 // Writer is every change the faces make.
@@ -62,11 +68,10 @@ type Writer interface {
 }
 
 var (
-	_ Reader = (*Library)(nil)
 	_ Writer = (*Library)(nil)
-	// The index alone is a Reader too: read-only uses (the command line,
-	// page tests) need no store.
-	_ Reader = (*search.Index)(nil)
+	// A View of the index alone is a Reader too: read-only uses (the
+	// command line, page tests) need no store.
+	_ Reader = (*search.View)(nil)
 )
 
 // Library is the running site's collection of cases.
@@ -106,51 +111,16 @@ func Open(ctx context.Context, st incidentlib.Store, c *corpus.Corpus, log *slog
 // Close releases the index (the store belongs to the caller).
 func (l *Library) Close() error { return l.ix.Close() }
 
-// The reads: the index answers them.
+// The reads: a View of the index answers them, made for its audience.
 
-// Search runs a query.
-func (l *Library) Search(q search.Query) (*search.Result, error) { return l.ix.Search(q) }
+// Public is what anyone may read: the public cases and nothing derived
+// from a private one. The web site and MCP are built on it; the API uses
+// it for every request without the write token.
+func (l *Library) Public() Reader { return l.ix.Public() }
 
-// Case returns a case by id, or nil.
-func (l *Library) Case(id string) *incidentlib.Case { return l.ix.Case(id) }
-
-// Cases lists the cases, newest first.
-func (l *Library) Cases(includePrivate bool) []*incidentlib.Case { return l.ix.Cases(includePrivate) }
-
-// SimilarTo lists the cases most similar to case id.
-func (l *Library) SimilarTo(id string, limit int, includePrivate bool) ([]search.Similar, error) {
-	return l.ix.SimilarTo(id, limit, includePrivate)
-}
-
-// SimilarText lists the cases most similar to free text.
-func (l *Library) SimilarText(text string, limit int, includePrivate bool) []search.Similar {
-	return l.ix.SimilarText(text, limit, includePrivate)
-}
-
-// Related lists a case's related cases.
-func (l *Library) Related(id string, limit int, includePrivate bool) ([]search.Similar, error) {
-	return l.ix.Related(id, limit, includePrivate)
-}
-
-// Topic describes a vocabulary term.
-func (l *Library) Topic(ref, lang string, includePrivate bool) (*search.Topic, error) {
-	return l.ix.Topic(ref, lang, includePrivate)
-}
-
-// FindTerm resolves a term reference.
-func (l *Library) FindTerm(ref string) (string, *incidentlib.Term) { return l.ix.FindTerm(ref) }
-
-// Vocab is the controlled vocabulary.
-func (l *Library) Vocab() *incidentlib.Vocab { return l.vocab }
-
-// Orgs lists the organisations with their slugs and counts.
-func (l *Library) Orgs(includePrivate bool) []search.OrgCount { return l.ix.Orgs(includePrivate) }
-
-// Len counts every case, private ones included.
-func (l *Library) Len() int { return l.ix.Len() }
-
-// PublicLen counts the public cases.
-func (l *Library) PublicLen() int { return l.ix.PublicLen() }
+// All is what the write token's holder reads: every case, private ones
+// included (the API with the token, the editors' desk).
+func (l *Library) All() Reader { return l.ix.All() }
 
 // Corrections is the store's correction queue, or nil when it keeps none.
 func (l *Library) Corrections() incidentlib.CorrectionStore {
@@ -174,11 +144,11 @@ func (l *Library) Validate(c *incidentlib.Case) error {
 		msgs = append(msgs, p.Msg)
 	}
 	for _, r := range c.Related {
-		if r != c.ID && l.ix.Case(r) == nil {
+		if r != c.ID && l.ix.All().Case(r) == nil {
 			msgs = append(msgs, fmt.Sprintf("related case %s does not exist", r))
 		}
 	}
-	if r := c.RecurrenceOf; r != nil && *r != c.ID && l.ix.Case(*r) == nil {
+	if r := c.RecurrenceOf; r != nil && *r != c.ID && l.ix.All().Case(*r) == nil {
 		msgs = append(msgs, fmt.Sprintf("recurrence_of names %s, which does not exist", *r))
 	}
 	if len(msgs) > 0 {
@@ -209,7 +179,7 @@ func (l *Library) Put(ctx context.Context, c *incidentlib.Case) (bool, error) {
 
 // putLocked stores and indexes a validated case; the caller holds writeMu.
 func (l *Library) putLocked(ctx context.Context, c *incidentlib.Case) (bool, error) {
-	if old := l.ix.Case(c.ID); old != nil && old.Private != c.Private {
+	if old := l.ix.All().Case(c.ID); old != nil && old.Private != c.Private {
 		return false, incidentlib.Errorf(incidentlib.ErrConflict, "case %s exists and is %s; delete it first to change its visibility", c.ID, vis(old.Private))
 	}
 	created, err := l.store.Put(ctx, c)
@@ -298,7 +268,7 @@ func (l *Library) Reload(ctx context.Context) (int, error) {
 	seen := map[string]bool{}
 	for _, c := range cases {
 		seen[c.ID] = true
-		if cur := l.ix.Case(c.ID); cur != nil && reflect.DeepEqual(cur, c) {
+		if cur := l.ix.All().Case(c.ID); cur != nil && reflect.DeepEqual(cur, c) {
 			continue
 		}
 		if err := l.ix.Upsert(c); err != nil {
@@ -306,7 +276,7 @@ func (l *Library) Reload(ctx context.Context) (int, error) {
 		}
 		changed++
 	}
-	for _, c := range l.ix.Cases(true) {
+	for _, c := range l.ix.All().Cases() {
 		if !seen[c.ID] {
 			if err := l.ix.Delete(c.ID); err != nil {
 				return changed, err

@@ -47,7 +47,7 @@ func TestMarkReviewedKeepsAConcurrentEdit(t *testing.T) {
 	ctx := context.Background()
 	const id = "IL-0049"
 	for i := range 30 {
-		cur := l.ix.Case(id)
+		cur := l.ix.All().Case(id)
 		if cur == nil {
 			t.Fatalf("%s is not in the index", id)
 		}
@@ -70,7 +70,7 @@ func TestMarkReviewedKeepsAConcurrentEdit(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for where, c := range map[string]*incidentlib.Case{"store": stored, "index": l.ix.Case(id)} {
+		for where, c := range map[string]*incidentlib.Case{"store": stored, "index": l.ix.All().Case(id)} {
 			if c.Title.EN != edit.Title.EN {
 				t.Fatalf("round %d: the %s holds title %q (reviewed: %v): the concurrent edit to %q was lost", i, where, c.Title.EN, c.Reviewed(), edit.Title.EN)
 			}

@@ -76,7 +76,7 @@ func TestDocumentsNameTheTools(t *testing.T) {
 		}
 	}
 
-	site, err := web.New(realIndex(t), web.Options{BaseURL: "https://incidents.example"})
+	site, err := web.New(realIndex(t).Public(), web.Options{BaseURL: "https://incidents.example"})
 	if err != nil {
 		t.Fatal(err)
 	}

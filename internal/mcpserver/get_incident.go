@@ -37,7 +37,7 @@ func (s *Server) getIncident(ctx context.Context, req *mcp.CallToolRequest, in G
 	}
 	id := strings.ToUpper(strings.TrimSpace(in.ID))
 	c := s.ix.Case(id)
-	if c == nil || c.Private {
+	if c == nil {
 		return nil, mcpcase.Incident{}, incidentlib.Errorf(incidentlib.ErrNotFound, "no case %q; ids look like IL-0049 (search_incidents finds them)", in.ID)
 	}
 	return nil, mcpcase.Project(c, l, in.View, incidentlib.CaseURL(s.baseURL, c.ID)), nil

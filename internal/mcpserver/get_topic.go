@@ -53,7 +53,7 @@ func (s *Server) getTopic(ctx context.Context, req *mcp.CallToolRequest, in Topi
 	if err != nil {
 		return nil, TopicOutput{}, err
 	}
-	tp, err := s.ix.Topic(strings.TrimSpace(in.Term), l, false)
+	tp, err := s.ix.Topic(strings.TrimSpace(in.Term), l)
 	if err != nil {
 		return nil, TopicOutput{}, fmt.Errorf("%w; the vocab tool lists the terms", err)
 	}

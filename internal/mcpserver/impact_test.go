@@ -10,11 +10,11 @@ import (
 // one string in the asked language, and its output schema says so.
 func TestGetIncidentImpactInLanguage(t *testing.T) {
 	ix := realIndex(t)
-	c := ix.Case("IL-0049")
+	c := ix.All().Case("IL-0049")
 	if c == nil || c.Impact.Scope.KO == "" || c.Impact.Scope.KO == c.Impact.Scope.EN {
 		t.Fatalf("IL-0049 has no Korean impact scope of its own: %+v", c)
 	}
-	cs := connect(t, ix)
+	cs := connect(t, ix.Public())
 	listed, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)

@@ -30,8 +30,13 @@ type Server struct {
 	srv     *mcp.Server
 }
 
-// New builds the MCP server over r and registers its tools.
+// New builds the MCP server over ix and registers its tools. MCP has no
+// credentials, so ix must be the public Reader (Library.Public): every
+// tool and resource then sees the public cases only, and none filters.
 func New(ix library.Reader, baseURL, version string) *Server {
+	if ix.Private() {
+		panic("mcpserver.New: MCP answers without credentials; pass Library.Public(), not a Reader that shows private cases")
+	}
 	s := &Server{ix: ix, baseURL: strings.TrimRight(baseURL, "/")}
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: "incidentlib", Title: "incidentlib: infrastructure incident library", Version: version}, &mcp.ServerOptions{
 		Instructions: "A library of public infrastructure incident write-ups (Kubernetes, cloud networking, DNS, control planes, deploys), each a structured case IL-NNNN in Korean and English. " +

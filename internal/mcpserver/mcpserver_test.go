@@ -89,7 +89,7 @@ func text(res *mcp.CallToolResult) string {
 // TestToolsFromOneList: the server lists exactly the tools of the list, in
 // its order, each with the metadata an agent needs.
 func TestToolsFromOneList(t *testing.T) {
-	cs := connect(t, realIndex(t))
+	cs := connect(t, realIndex(t).Public())
 	res, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -112,7 +112,7 @@ func TestToolsFromOneList(t *testing.T) {
 
 // TestToolCalls calls every tool over the SDK client with the real index.
 func TestToolCalls(t *testing.T) {
-	cs := connect(t, realIndex(t))
+	cs := connect(t, realIndex(t).Public())
 	for _, tc := range []struct {
 		tool  string
 		args  map[string]any
@@ -168,7 +168,7 @@ func (failing) Search(search.Query) (*search.Result, error) { return nil, errors
 // reads; a failure of the server is a JSON-RPC internal error that hides
 // its detail; resources answer with the protocol's codes.
 func TestErrorKinds(t *testing.T) {
-	cs := connect(t, realIndex(t))
+	cs := connect(t, realIndex(t).Public())
 	for _, tc := range []struct {
 		tool, want string
 		args       map[string]any
@@ -194,7 +194,7 @@ func TestErrorKinds(t *testing.T) {
 		}
 	}
 
-	broken := connect(t, failing{realIndex(t)})
+	broken := connect(t, failing{realIndex(t).Public()})
 	_, _, err := call(t, broken, "search_incidents", map[string]any{"query": "dns"})
 	var wire *jsonrpc.Error
 	if !errors.As(err, &wire) || wire.Code != jsonrpc.CodeInternalError || strings.Contains(wire.Message, "disk on fire") {
@@ -307,7 +307,7 @@ func TestFiltersMatchTable(t *testing.T) {
 // structured answer is valid against the schema tools/list gives, and the
 // text content is the same JSON.
 func TestOutputsMatchSchemas(t *testing.T) {
-	cs := connect(t, realIndex(t))
+	cs := connect(t, realIndex(t).Public())
 	listed, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -398,7 +398,7 @@ func checkText(t *testing.T, tool string, args map[string]any, txt string, out m
 // TestBriefVocabIsBrief: the brief vocabulary is what its description
 // says, about a third of the full one (at most 35 %).
 func TestBriefVocabIsBrief(t *testing.T) {
-	cs := connect(t, realIndex(t))
+	cs := connect(t, realIndex(t).Public())
 	_, full, err := call(t, cs, "vocab", map[string]any{})
 	if err != nil {
 		t.Fatal(err)
@@ -416,7 +416,7 @@ func TestBriefVocabIsBrief(t *testing.T) {
 // TestPromptNamesRealFields: every field the investigate_error prompt names
 // (in backquotes) is a property of some tool's output schema.
 func TestPromptNamesRealFields(t *testing.T) {
-	cs := connect(t, realIndex(t))
+	cs := connect(t, realIndex(t).Public())
 	ctx := context.Background()
 	p, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "investigate_error", Arguments: map[string]string{"error": "dial tcp 10.96.0.10:53: i/o timeout"}})
 	if err != nil {
@@ -465,7 +465,7 @@ func TestPromptNamesRealFields(t *testing.T) {
 // TestNoNullUnions: no tool's input or output schema has a type union with
 // null, which strict hosts refuse.
 func TestNoNullUnions(t *testing.T) {
-	cs := connect(t, realIndex(t))
+	cs := connect(t, realIndex(t).Public())
 	listed, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)

@@ -63,12 +63,12 @@ func (s *Server) similarIncidents(ctx context.Context, req *mcp.CallToolRequest,
 	case in.ID != "" && in.Text != "":
 		return nil, SimilarOutput{}, incidentlib.Errorf(incidentlib.ErrInvalid, "give either id or text, not both")
 	case in.ID != "":
-		sims, err = s.ix.SimilarTo(strings.ToUpper(strings.TrimSpace(in.ID)), want, false)
+		sims, err = s.ix.SimilarTo(strings.ToUpper(strings.TrimSpace(in.ID)), want)
 		if err != nil {
 			return nil, SimilarOutput{}, fmt.Errorf("%w; ids look like IL-0049", err)
 		}
 	case strings.TrimSpace(in.Text) != "":
-		sims = s.ix.SimilarText(in.Text, want, false)
+		sims = s.ix.SimilarText(in.Text, want)
 	default:
 		return nil, SimilarOutput{}, incidentlib.Errorf(incidentlib.ErrInvalid, "give id (a case id) or text (a description or error message)")
 	}

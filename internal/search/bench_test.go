@@ -128,7 +128,7 @@ func BenchmarkSearch(b *testing.B) {
 		b.Run(s.name, func(b *testing.B) {
 			ix := benchIndex(b, s.n)
 			latencies(b, func(i int) {
-				if _, err := ix.Search(search.Query{Text: benchQueries[i%len(benchQueries)]}); err != nil {
+				if _, err := ix.Public().Search(search.Query{Text: benchQueries[i%len(benchQueries)]}); err != nil {
 					b.Fatal(err)
 				}
 			})
@@ -145,7 +145,7 @@ func BenchmarkFilterOnly(b *testing.B) {
 		b.Run(s.name, func(b *testing.B) {
 			ix := benchIndex(b, s.n)
 			latencies(b, func(i int) {
-				if _, err := ix.Search(search.Query{Filters: filters[i%len(filters)]}); err != nil {
+				if _, err := ix.Public().Search(search.Query{Filters: filters[i%len(filters)]}); err != nil {
 					b.Fatal(err)
 				}
 			})
@@ -157,9 +157,9 @@ func BenchmarkSimilar(b *testing.B) {
 	for _, s := range sizes {
 		b.Run(s.name, func(b *testing.B) {
 			ix := benchIndex(b, s.n)
-			all := ix.Cases(false)
+			all := ix.Public().Cases()
 			latencies(b, func(i int) {
-				if _, err := ix.SimilarTo(all[i%len(all)].ID, 10, false); err != nil {
+				if _, err := ix.Public().SimilarTo(all[i%len(all)].ID, 10); err != nil {
 					b.Fatal(err)
 				}
 			})
@@ -187,14 +187,14 @@ func BenchmarkSearchLoadQueries(b *testing.B) {
 	ix := realIndex(b)
 	defer ix.Close()
 	for _, q := range queries { // every page's snippet fields analysed once
-		if _, err := ix.Search(q); err != nil {
+		if _, err := ix.Public().Search(q); err != nil {
 			b.Fatal(err)
 		}
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, err := ix.Search(queries[i%len(queries)]); err != nil {
+		if _, err := ix.Public().Search(queries[i%len(queries)]); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -354,7 +354,7 @@ func (ix *Index) statsOf(t string, includePrivate bool, visible bitset) termStat
 // through every filter. The caller holds the read lock.
 func (ix *Index) allowed(q *Query) bitset {
 	var set bitset
-	if q.IncludePrivate {
+	if q.private {
 		set = ix.live.clone()
 	} else {
 		set = ix.public.clone()
@@ -700,9 +700,9 @@ func topK(docs []uint32, k int, less func(a, b uint32) bool) []uint32 {
 	return h
 }
 
-// Search runs q. Invalid filters or sort give an error of kind ErrInvalid
+// search runs q. Invalid filters or sort give an error of kind ErrInvalid
 // whose message lists what is valid.
-func (ix *Index) Search(q Query) (*Result, error) {
+func (ix *Index) search(q Query) (*Result, error) {
 	notes, err := ix.normalize(&q)
 	if err != nil {
 		return nil, err
@@ -728,7 +728,7 @@ func (ix *Index) Search(q Query) (*Result, error) {
 		allowed.each(func(d uint32) { docs = append(docs, d) })
 		sc.docs = docs[:0]
 	} else {
-		hits, docs = ix.score(p, allowed, q.IncludePrivate, sc)
+		hits, docs = ix.score(p, allowed, q.private, sc)
 		if q.Sort == SortRelevance {
 			less = func(a, b uint32) bool {
 				if sc.score[a] != sc.score[b] {
@@ -978,7 +978,7 @@ func (ix *Index) textScores(text string, includePrivate bool, n int) map[string]
 	}
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
-	q := Query{IncludePrivate: includePrivate}
+	q := Query{private: includePrivate}
 	sc := scratchPool.Get().(*scratch)
 	defer func() {
 		sc.reset()

@@ -17,7 +17,7 @@ func FuzzSearch(f *testing.F) {
 		f.Add(s, 5, 0)
 	}
 	f.Fuzz(func(t *testing.T, q string, limit, offset int) {
-		res, err := ix.Search(search.Query{Text: q, Limit: limit % 200, Offset: offset % 300})
+		res, err := ix.Public().Search(search.Query{Text: q, Limit: limit % 200, Offset: offset % 300})
 		if err != nil {
 			t.Fatalf("%q: %v", q, err)
 		}
@@ -29,6 +29,6 @@ func FuzzSearch(f *testing.F) {
 				t.Fatalf("%q: snippet is not UTF-8: %q", q, h.Snippet)
 			}
 		}
-		ix.SimilarText(q, 3, false)
+		ix.Public().SimilarText(q, 3)
 	})
 }

@@ -14,9 +14,9 @@ func TestScoringReadsAreAdmitted(t *testing.T) {
 		t.Fatalf("%d slots, want one a processor (%d)", cap(ix.gate), runtime.GOMAXPROCS(0))
 	}
 	for name, read := range map[string]func(){
-		"Search":      func() { ix.Search(Query{Text: "conntrack", Limit: 5}) },
-		"SimilarTo":   func() { ix.SimilarTo("IL-0049", 5, false) },
-		"SimilarText": func() { ix.SimilarText("CoreDNS conntrack", 5, false) },
+		"Search":      func() { ix.Public().Search(Query{Text: "conntrack", Limit: 5}) },
+		"SimilarTo":   func() { ix.Public().SimilarTo("IL-0049", 5) },
+		"SimilarText": func() { ix.Public().SimilarText("CoreDNS conntrack", 5) },
 	} {
 		var release []func()
 		for range cap(ix.gate) {
@@ -58,9 +58,9 @@ func TestReleaseYields(t *testing.T) {
 	}
 	defer func() { yield = runtime.Gosched }()
 	ix.gate = make(chan struct{}, 1)
-	ix.Search(Query{Text: "conntrack", Limit: 5})
-	ix.SimilarTo("IL-0049", 5, false)
-	ix.SimilarText("CoreDNS conntrack", 5, false)
+	ix.Public().Search(Query{Text: "conntrack", Limit: 5})
+	ix.Public().SimilarTo("IL-0049", 5)
+	ix.Public().SimilarText("CoreDNS conntrack", 5)
 	if yields != 3 {
 		t.Errorf("%d yields for three scoring reads, want 3 (one a release)", yields)
 	}

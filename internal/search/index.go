@@ -331,23 +331,23 @@ func (ix *Index) Close() error { return nil }
 // Vocab returns the vocabulary the index labels terms with.
 func (ix *Index) Vocab() *incidentlib.Vocab { return ix.vocab }
 
-// Len returns the number of cases in the index, private ones included.
-func (ix *Index) Len() int {
+// lenAll returns the number of cases in the index, private ones included.
+func (ix *Index) lenAll() int {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	return ix.nLive
 }
 
-// PublicLen returns the number of public cases in the index: the count any
+// lenPublic returns the number of public cases in the index: the count any
 // unauthenticated answer (readiness, metrics, stats) may give.
-func (ix *Index) PublicLen() int {
+func (ix *Index) lenPublic() int {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	return ix.nPublic
 }
 
-// Case returns the case id, or nil.
-func (ix *Index) Case(id string) *incidentlib.Case {
+// get returns the case id, private or not, or nil.
+func (ix *Index) get(id string) *incidentlib.Case {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	if d, ok := ix.byID[id]; ok {
@@ -387,8 +387,8 @@ func newer(a, b *incidentlib.Case) bool {
 	return incidentlib.CompareIDs(a.ID, b.ID) > 0
 }
 
-// Cases returns every case, newest first; private ones only when asked.
-func (ix *Index) Cases(includePrivate bool) []*incidentlib.Case {
+// cases returns every case, newest first; private ones only when asked.
+func (ix *Index) cases(includePrivate bool) []*incidentlib.Case {
 	ix.mu.RLock()
 	order := ix.newest
 	out := make([]*incidentlib.Case, 0, len(order))

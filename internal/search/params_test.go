@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/incidentlib/incidentlib/internal/search"
 )
@@ -60,7 +61,7 @@ func TestParseParams(t *testing.T) {
 			if tc.want.Filters == nil {
 				tc.want.Filters = map[string][]string{}
 			}
-			if diff := cmp.Diff(tc.want, got.Query); diff != "" {
+			if diff := cmp.Diff(tc.want, got.Query, cmpopts.IgnoreUnexported(search.Query{})); diff != "" {
 				t.Errorf("query (-want +got):\n%s", diff)
 			}
 			if want := max(tc.page, 1); got.Page != want {

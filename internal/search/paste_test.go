@@ -34,7 +34,7 @@ func TestPastedLogs(t *testing.T) {
 	var answerable, none, found, wanted, noted, notedNone int
 	var rr float64
 	for _, p := range set {
-		res, err := ix.Search(search.Query{Text: p.Q, Limit: 5, NoFacets: true})
+		res, err := ix.Public().Search(search.Query{Text: p.Q, Limit: 5, NoFacets: true})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -46,8 +46,10 @@ type Query struct {
 	Reviewed         *bool
 	Sort             string
 	Offset, Limit    int
-	// IncludePrivate lets private cases into the results (write token only).
-	IncludePrivate bool
+	// private lets private cases into the results. Only a View sets it
+	// (the View of every case is the write token's), so a caller holding the
+	// public View cannot ask for them.
+	private bool
 	// NoFacets skips facet counting when the caller does not show them.
 	NoFacets bool
 }
@@ -258,7 +260,7 @@ func (ix *Index) normalize(q *Query) ([]string, error) {
 	if orgs := q.Filters[OrgFilter]; len(orgs) > 0 {
 		// An organisation by its slug or its name, in any case: "Datadog",
 		// "datadog" and "DATADOG" are one filter.
-		slugs, err := ix.orgSlugs(orgs, q.IncludePrivate)
+		slugs, err := ix.orgSlugs(orgs, q.private)
 		if err != nil {
 			return nil, err
 		}

@@ -102,7 +102,7 @@ func TestRelevance(t *testing.T) {
 	}
 	ix := realIndex(t)
 	recall, misses := recallAt5(t, set, func(q string) []string {
-		res, err := ix.Search(search.Query{Text: q, Limit: 5, NoFacets: true})
+		res, err := ix.Public().Search(search.Query{Text: q, Limit: 5, NoFacets: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -132,7 +132,7 @@ func TestUnanswerable(t *testing.T) {
 	qs := loadUnanswerable(t)
 	ix := realIndex(t)
 	for _, q := range qs {
-		res, err := ix.Search(search.Query{Text: q, NoFacets: true})
+		res, err := ix.Public().Search(search.Query{Text: q, NoFacets: true})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -29,9 +29,9 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-func mustSearch(t *testing.T, ix *search.Index, q search.Query) *search.Result {
+func mustSearch(t *testing.T, v *search.View, q search.Query) *search.Result {
 	t.Helper()
-	res, err := ix.Search(q)
+	res, err := v.Search(q)
 	if err != nil {
 		t.Fatalf("Search(%+v): %v", q, err)
 	}
@@ -53,7 +53,7 @@ func TestAnalysis(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res := mustSearch(t, ix, search.Query{Text: tt.q, Limit: 10, NoFacets: true})
+			res := mustSearch(t, ix.Public(), search.Query{Text: tt.q, Limit: 10, NoFacets: true})
 			if !contains(ids(res), tt.want) {
 				t.Errorf("%q: %s not in the top ten %v", tt.q, tt.want, ids(res))
 			}
@@ -76,13 +76,13 @@ func TestAnalysis(t *testing.T) {
 		}
 	})
 	t.Run("phrase_must_match_as_phrase", func(t *testing.T) {
-		res := mustSearch(t, ix, search.Query{Text: `"healthy is not PLEG"`, NoFacets: true})
+		res := mustSearch(t, ix.Public(), search.Query{Text: `"healthy is not PLEG"`, NoFacets: true})
 		if res.Total != 0 {
 			t.Errorf("a phrase in the wrong order matched %v", ids(res))
 		}
 	})
 	t.Run("case_id_first", func(t *testing.T) {
-		res := mustSearch(t, ix, search.Query{Text: "IL-0153", NoFacets: true})
+		res := mustSearch(t, ix.Public(), search.Query{Text: "IL-0153", NoFacets: true})
 		if len(res.Hits) == 0 || res.Hits[0].Case.ID != "IL-0153" {
 			t.Errorf("IL-0153 is not first: %v", ids(res))
 		}
@@ -91,15 +91,15 @@ func TestAnalysis(t *testing.T) {
 
 func TestFiltersAndFacets(t *testing.T) {
 	ix := realIndex(t)
-	all := mustSearch(t, ix, search.Query{Limit: 100})
-	if all.Total != ix.Len() {
-		t.Fatalf("an empty query returns %d of %d cases", all.Total, ix.Len())
+	all := mustSearch(t, ix.Public(), search.Query{Limit: 100})
+	if all.Total != ix.All().Len() {
+		t.Fatalf("an empty query returns %d of %d cases", all.Total, ix.All().Len())
 	}
 	// Every facet count over the whole corpus equals the number of cases
 	// that carry the term.
 	for _, f := range search.FilterFields {
 		for _, fc := range all.Facets[f] {
-			res := mustSearch(t, ix, search.Query{Filters: map[string][]string{f: {fc.Term}}, NoFacets: true})
+			res := mustSearch(t, ix.Public(), search.Query{Filters: map[string][]string{f: {fc.Term}}, NoFacets: true})
 			if res.Total != fc.Count {
 				t.Errorf("facet %s=%s counts %d, the filter finds %d", f, fc.Term, fc.Count, res.Total)
 			}
@@ -107,7 +107,7 @@ func TestFiltersAndFacets(t *testing.T) {
 	}
 	// Filters combine: every hit carries every filter term.
 	q := search.Query{Text: "DNS", Filters: map[string][]string{"components": {"coredns"}, "domain": {"kubernetes"}}, YearFrom: 2019, YearTo: 2025, Limit: 100}
-	res := mustSearch(t, ix, q)
+	res := mustSearch(t, ix.Public(), q)
 	if res.Total == 0 {
 		t.Fatal("no CoreDNS cases on Kubernetes in 2019-2025")
 	}
@@ -126,7 +126,7 @@ func TestFiltersAndFacets(t *testing.T) {
 	if sum != res.Total {
 		t.Errorf("the coredns facet counts %d of %d filtered results", sum, res.Total)
 	}
-	orgs := mustSearch(t, ix, search.Query{Filters: map[string][]string{"org": {"palark"}}})
+	orgs := mustSearch(t, ix.Public(), search.Query{Filters: map[string][]string{"org": {"palark"}}})
 	for _, h := range orgs.Hits {
 		if h.Case.OrgSlug != "palark" {
 			t.Errorf("org filter let %s through", h.Case.ID)
@@ -158,7 +158,7 @@ func TestFiltersAndFacets(t *testing.T) {
 		want[k.Reviewed()]++
 	}
 	for _, rev := range []bool{false, true} {
-		res := mustSearch(t, withReview, search.Query{Reviewed: &rev, NoFacets: true, Limit: search.MaxLimit})
+		res := mustSearch(t, withReview.Public(), search.Query{Reviewed: &rev, NoFacets: true, Limit: search.MaxLimit})
 		if res.Total != want[rev] {
 			t.Errorf("reviewed=%v finds %d, want the %d such cases", rev, res.Total, want[rev])
 		}
@@ -175,7 +175,7 @@ func TestFiltersAndFacets(t *testing.T) {
 func TestFilterValuesAreAnyOf(t *testing.T) {
 	ix := realIndex(t)
 	count := func(f map[string][]string, all map[string][]string) int {
-		return mustSearch(t, ix, search.Query{Filters: f, AllOf: all, NoFacets: true}).Total
+		return mustSearch(t, ix.Public(), search.Query{Filters: f, AllOf: all, NoFacets: true}).Total
 	}
 	for _, pair := range [][3]string{
 		{"severity", "critical", "major"}, {"root_cause", "config-change", "upgrade"},
@@ -202,13 +202,13 @@ func TestFilterValuesAreAnyOf(t *testing.T) {
 	if allOf == 0 || allOf >= anyOf {
 		t.Errorf("components all-of finds %d, any-of %d; want 0 < all-of < any-of", allOf, anyOf)
 	}
-	res := mustSearch(t, ix, search.Query{AllOf: map[string][]string{"components": {"coredns", "conntrack"}}, Limit: 100})
+	res := mustSearch(t, ix.Public(), search.Query{AllOf: map[string][]string{"components": {"coredns", "conntrack"}}, Limit: 100})
 	for _, h := range res.Hits {
 		if !contains(h.Case.Components, "coredns") || !contains(h.Case.Components, "conntrack") {
 			t.Errorf("%s lacks a component of the all-of filter", h.Case.ID)
 		}
 	}
-	if _, err := ix.Search(search.Query{AllOf: map[string][]string{"severity": {"major"}}}); err == nil {
+	if _, err := ix.Public().Search(search.Query{AllOf: map[string][]string{"severity": {"major"}}}); err == nil {
 		t.Errorf("an all-of filter on severity is accepted")
 	}
 }
@@ -219,7 +219,7 @@ func TestFilterValuesAreAnyOf(t *testing.T) {
 func TestMatchMeasure(t *testing.T) {
 	ix := realIndex(t)
 	const pasted = `E0228 20:13:53.795782 1 proxier.go:610] Failed to delete kube-system/kube-dns:dns endpoint connections, error: error deleting conntrack entries for UDP peer {100.64.0.10, 100.110.33.231}`
-	res := mustSearch(t, ix, search.Query{Text: pasted, Limit: 100})
+	res := mustSearch(t, ix.Public(), search.Query{Text: pasted, Limit: 100})
 	if !res.Long || res.Terms < search.LongQueryTerms {
 		t.Fatalf("a pasted log line is not read as long: %d terms", res.Terms)
 	}
@@ -249,7 +249,7 @@ func TestMatchMeasure(t *testing.T) {
 		t.Errorf("the root-cause facet counts %d cases; the close results are %d", sum, res.Close)
 	}
 	// A query nothing matches closely says so.
-	weak := mustSearch(t, ix, search.Query{Text: "banana toaster kubernetes orchestra"})
+	weak := mustSearch(t, ix.Public(), search.Query{Text: "banana toaster kubernetes orchestra"})
 	said := false
 	for _, n := range weak.Notes {
 		said = said || strings.HasPrefix(n, "no case closely matches")
@@ -257,13 +257,13 @@ func TestMatchMeasure(t *testing.T) {
 	if weak.Total == 0 || weak.Close != 0 || !said {
 		t.Errorf("a weak query: total %d, close %d, notes %q", weak.Total, weak.Close, weak.Notes)
 	}
-	for _, n := range mustSearch(t, ix, search.Query{Text: "conntrack kube-proxy"}).Notes {
+	for _, n := range mustSearch(t, ix.Public(), search.Query{Text: "conntrack kube-proxy"}).Notes {
 		if strings.HasPrefix(n, "no case closely matches") {
 			t.Errorf("a query with close matches says: %s", n)
 		}
 	}
 	// A short query: all results are described, and a full match is 1.
-	short := mustSearch(t, ix, search.Query{Text: "conntrack"})
+	short := mustSearch(t, ix.Public(), search.Query{Text: "conntrack"})
 	if short.Long || short.Hits[0].Match != 1 {
 		t.Errorf("one word: long=%v, first match %v", short.Long, short.Hits[0].Match)
 	}
@@ -274,12 +274,12 @@ func TestMatchMeasure(t *testing.T) {
 // are not among them.
 func TestOrgByNameOrSlug(t *testing.T) {
 	ix := freshIndex(t)
-	want := mustSearch(t, ix, search.Query{Filters: map[string][]string{"org": {"datadog"}}, NoFacets: true}).Total
+	want := mustSearch(t, ix.Public(), search.Query{Filters: map[string][]string{"org": {"datadog"}}, NoFacets: true}).Total
 	if want == 0 {
 		t.Fatal("no Datadog case")
 	}
 	for _, o := range []string{"Datadog", "DATADOG", " datadog ", "Amazon Web Services", "amazon-web-services"} {
-		res, err := ix.Search(search.Query{Filters: map[string][]string{"org": {o}}, NoFacets: true})
+		res, err := ix.Public().Search(search.Query{Filters: map[string][]string{"org": {o}}, NoFacets: true})
 		if err != nil {
 			t.Errorf("org %q: %v", o, err)
 			continue
@@ -291,21 +291,21 @@ func TestOrgByNameOrSlug(t *testing.T) {
 			t.Errorf("org %q finds nothing", o)
 		}
 	}
-	_, err := ix.Search(search.Query{Filters: map[string][]string{"org": {"Datadgo"}}})
+	_, err := ix.Public().Search(search.Query{Filters: map[string][]string{"org": {"Datadgo"}}})
 	if !errors.Is(err, incidentlib.ErrInvalid) || !strings.Contains(err.Error(), "datadog") {
 		t.Errorf("a misspelt org: %v, want an error suggesting datadog", err)
 	}
 	// A private case's organisation is unknown to a public search.
-	c := *ix.Case("IL-0049")
+	c := *ix.All().Case("IL-0049")
 	c.ID, c.Org, c.OrgSlug, c.Private = "IL-9911", "Hush Corp", "hush-corp", true
 	if err := ix.Upsert(&c); err != nil {
 		t.Fatal(err)
 	}
 	defer ix.Delete("IL-9911")
-	if _, err := ix.Search(search.Query{Filters: map[string][]string{"org": {"Hush Corp"}}}); !errors.Is(err, incidentlib.ErrInvalid) || strings.Contains(err.Error(), "hush-corp") {
+	if _, err := ix.Public().Search(search.Query{Filters: map[string][]string{"org": {"Hush Corp"}}}); !errors.Is(err, incidentlib.ErrInvalid) || strings.Contains(err.Error(), "hush-corp") {
 		t.Errorf("a private case's org answers a public search: %v", err)
 	}
-	if res, err := ix.Search(search.Query{Filters: map[string][]string{"org": {"Hush Corp"}}, IncludePrivate: true}); err != nil || res.Total != 1 {
+	if res, err := ix.All().Search(search.Query{Filters: map[string][]string{"org": {"Hush Corp"}}}); err != nil || res.Total != 1 {
 		t.Errorf("the token holder's search for a private org: %v", err)
 	}
 }
@@ -316,7 +316,7 @@ func TestOrgByNameOrSlug(t *testing.T) {
 func TestAliases(t *testing.T) {
 	ix := realIndex(t)
 	carry := func(vocab, term string) int {
-		return mustSearch(t, ix, search.Query{Filters: map[string][]string{vocab: {term}}, NoFacets: true}).Total
+		return mustSearch(t, ix.Public(), search.Query{Filters: map[string][]string{vocab: {term}}, NoFacets: true}).Total
 	}
 	for _, tt := range []struct{ q, vocab, term string }{
 		{"OOMKilled", "symptoms", "oom-kills"},
@@ -330,7 +330,7 @@ func TestAliases(t *testing.T) {
 		if n == 0 {
 			t.Fatalf("no case carries %s/%s", tt.vocab, tt.term)
 		}
-		res := mustSearch(t, ix, search.Query{Text: tt.q, Limit: 100})
+		res := mustSearch(t, ix.Public(), search.Query{Text: tt.q, Limit: 100})
 		found := 0
 		for _, h := range res.Hits {
 			if contains(incidentlib.CaseTerms(h.Case, tt.vocab), tt.term) {
@@ -354,22 +354,22 @@ func TestAliases(t *testing.T) {
 	// An alias counts only as a whole word: HPAs is not HPA, and an alias
 	// inside another word (kube-dnsmasq) does not fire.
 	for _, q := range []string{"HPAS", "kube-dnsmasq"} {
-		for _, note := range mustSearch(t, ix, search.Query{Text: q}).Notes {
+		for _, note := range mustSearch(t, ix.Public(), search.Query{Text: q}).Notes {
 			if strings.Contains(note, "was read as") {
 				t.Errorf("%q: %s", q, note)
 			}
 		}
 	}
 	// Quotes alone still ask for the exact phrase.
-	if res := mustSearch(t, ix, search.Query{Text: `"healthy is not PLEG"`}); res.Total != 0 {
+	if res := mustSearch(t, ix.Public(), search.Query{Text: `"healthy is not PLEG"`}); res.Total != 0 {
 		t.Errorf("a quoted phrase in the wrong order matched %d", res.Total)
 	}
 }
 
 func TestPagingAndSort(t *testing.T) {
 	ix := realIndex(t)
-	p1 := mustSearch(t, ix, search.Query{Sort: search.SortNewest, Limit: 5})
-	p2 := mustSearch(t, ix, search.Query{Sort: search.SortNewest, Limit: 5, Offset: 5})
+	p1 := mustSearch(t, ix.Public(), search.Query{Sort: search.SortNewest, Limit: 5})
+	p2 := mustSearch(t, ix.Public(), search.Query{Sort: search.SortNewest, Limit: 5, Offset: 5})
 	if p1.Total != p2.Total || len(p1.Hits) != 5 || len(p2.Hits) != 5 {
 		t.Fatalf("pages: %d/%d hits, totals %d/%d", len(p1.Hits), len(p2.Hits), p1.Total, p2.Total)
 	}
@@ -385,8 +385,8 @@ func TestPagingAndSort(t *testing.T) {
 			t.Errorf("%s on both pages", id)
 		}
 	}
-	past := mustSearch(t, ix, search.Query{Offset: 5000})
-	if len(past.Hits) != 0 || past.Total != ix.Len() || len(past.Notes) == 0 {
+	past := mustSearch(t, ix.Public(), search.Query{Offset: 5000})
+	if len(past.Hits) != 0 || past.Total != ix.All().Len() || len(past.Notes) == 0 {
 		t.Errorf("offset past the end: %d hits, total %d, notes %v", len(past.Hits), past.Total, past.Notes)
 	}
 }
@@ -395,7 +395,7 @@ func TestBadInput(t *testing.T) {
 	ix := realIndex(t)
 	long := strings.Repeat("conntrack DNS 오류 ", 700)
 	for _, q := range []string{"", "   ", long, "!!!???...", `"unbalanced`, `a "b`, "\x00\x01\x1b[31m", "\xff\xfe bad utf8", "((()))", "*", "???\"\"\"", "AND OR NOT", "-", "+kube -proxy", "title:foo", "field:", "\"\""} {
-		res, err := ix.Search(search.Query{Text: q})
+		res, err := ix.Public().Search(search.Query{Text: q})
 		if err != nil {
 			t.Errorf("query %.20q: %v", q, err)
 			continue
@@ -404,7 +404,7 @@ func TestBadInput(t *testing.T) {
 			t.Errorf("query %.20q: limit %d", q, res.Limit)
 		}
 	}
-	res := mustSearch(t, ix, search.Query{Text: long})
+	res := mustSearch(t, ix.Public(), search.Query{Text: long})
 	if len(res.Notes) == 0 {
 		t.Errorf("a 10 KB query gives no note that it was cut")
 	}
@@ -412,23 +412,23 @@ func TestBadInput(t *testing.T) {
 		limit, want int
 		note        bool
 	}{{0, search.DefaultLimit, false}, {-3, search.DefaultLimit, true}, {10000, search.MaxLimit, true}, {7, 7, false}} {
-		res := mustSearch(t, ix, search.Query{Limit: tc.limit})
+		res := mustSearch(t, ix.Public(), search.Query{Limit: tc.limit})
 		if res.Limit != tc.want || (len(res.Notes) > 0) != tc.note {
 			t.Errorf("limit %d: used %d, notes %v", tc.limit, res.Limit, res.Notes)
 		}
 	}
-	_, err := ix.Search(search.Query{Filters: map[string][]string{"components": {"flux-capacitor"}}})
+	_, err := ix.Public().Search(search.Query{Filters: map[string][]string{"components": {"flux-capacitor"}}})
 	if !errors.Is(err, incidentlib.ErrInvalid) || !strings.Contains(err.Error(), "coredns") {
 		t.Errorf("unknown term: %v (want ErrInvalid listing the valid terms)", err)
 	}
-	_, err = ix.Search(search.Query{Filters: map[string][]string{"colour": {"blue"}}})
+	_, err = ix.Public().Search(search.Query{Filters: map[string][]string{"colour": {"blue"}}})
 	if !errors.Is(err, incidentlib.ErrInvalid) || !strings.Contains(err.Error(), "components") {
 		t.Errorf("unknown filter: %v", err)
 	}
-	if _, err = ix.Search(search.Query{Sort: "sideways"}); !errors.Is(err, incidentlib.ErrInvalid) {
+	if _, err = ix.Public().Search(search.Query{Sort: "sideways"}); !errors.Is(err, incidentlib.ErrInvalid) {
 		t.Errorf("bad sort: %v", err)
 	}
-	if _, err = ix.Search(search.Query{YearFrom: 2024, YearTo: 2020}); !errors.Is(err, incidentlib.ErrInvalid) {
+	if _, err = ix.Public().Search(search.Query{YearFrom: 2024, YearTo: 2020}); !errors.Is(err, incidentlib.ErrInvalid) {
 		t.Errorf("year range backwards: %v", err)
 	}
 }
@@ -440,7 +440,7 @@ func TestSnippets(t *testing.T) {
 		{"en", "conntrack entries", "<mark>conntrack</mark>"},
 		{"en", "kube-proxy", "<mark>kube-proxy</mark>"},
 	} {
-		res := mustSearch(t, ix, search.Query{Text: tc.q, Lang: tc.lang, Limit: 3})
+		res := mustSearch(t, ix.Public(), search.Query{Text: tc.q, Lang: tc.lang, Limit: 3})
 		if len(res.Hits) == 0 {
 			t.Fatalf("%q: no hits", tc.q)
 		}
@@ -453,7 +453,7 @@ func TestSnippets(t *testing.T) {
 			t.Errorf("%s snippet in the wrong language: %s", tc.lang, s)
 		}
 	}
-	res := mustSearch(t, ix, search.Query{Text: "<script>alert(1)</script> dns", Limit: 3})
+	res := mustSearch(t, ix.Public(), search.Query{Text: "<script>alert(1)</script> dns", Limit: 3})
 	for _, h := range res.Hits {
 		if strings.Contains(h.Snippet, "<script") {
 			t.Errorf("snippet holds raw HTML: %s", h.Snippet)
@@ -463,7 +463,7 @@ func TestSnippets(t *testing.T) {
 
 func TestSimilarAndRelated(t *testing.T) {
 	ix := realIndex(t)
-	sims, err := ix.SimilarTo("IL-0049", 5, false)
+	sims, err := ix.Public().SimilarTo("IL-0049", 5)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -482,7 +482,7 @@ func TestSimilarAndRelated(t *testing.T) {
 		}
 		for f, terms := range s.Reason.Shared {
 			for _, term := range terms {
-				if !contains(incidentlib.CaseTerms(s.Case, f), term) || !contains(incidentlib.CaseTerms(ix.Case("IL-0049"), f), term) {
+				if !contains(incidentlib.CaseTerms(s.Case, f), term) || !contains(incidentlib.CaseTerms(ix.All().Case("IL-0049"), f), term) {
 					t.Errorf("%s: %s %s is not shared", s.Case.ID, f, term)
 				}
 			}
@@ -498,11 +498,11 @@ func TestSimilarAndRelated(t *testing.T) {
 	if !sameCause || !conntrack {
 		t.Errorf("no similar case of IL-0049 says 같은 원인 · 공통 …, or none shares the conntrack table: %+v", sims)
 	}
-	rel, err := ix.Related("IL-0191", 6, false)
+	rel, err := ix.Public().Related("IL-0191", 6)
 	if err != nil {
 		t.Fatal(err)
 	}
-	curated := ix.Case("IL-0191").Related
+	curated := ix.All().Case("IL-0191").Related
 	for i, id := range curated {
 		if i >= len(rel) || rel[i].Case.ID != id || !rel[i].Reason.Curated {
 			t.Errorf("curated related %s not in place %d", id, i)
@@ -511,18 +511,18 @@ func TestSimilarAndRelated(t *testing.T) {
 	if len(rel) != 6 {
 		t.Errorf("related gives %d cases, want 6", len(rel))
 	}
-	free := ix.SimilarText("E0228 kube-proxy Failed to delete kube-dns endpoint connections: error deleting conntrack entries for UDP peer", 5, false)
+	free := ix.Public().SimilarText("E0228 kube-proxy Failed to delete kube-dns endpoint connections: error deleting conntrack entries for UDP peer", 5)
 	if len(free) == 0 || free[0].Case.ID != "IL-0049" {
 		t.Errorf("pasted log line: first similar case is not IL-0049: %v", free)
 	}
-	if _, err := ix.SimilarTo("IL-9999", 5, false); !errors.Is(err, incidentlib.ErrNotFound) {
+	if _, err := ix.Public().SimilarTo("IL-9999", 5); !errors.Is(err, incidentlib.ErrNotFound) {
 		t.Errorf("unknown id: %v", err)
 	}
 }
 
 func TestTopic(t *testing.T) {
 	ix := realIndex(t)
-	tp, err := ix.Topic("cilium", "ko", false)
+	tp, err := ix.Public().Topic("cilium", "ko")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -549,7 +549,7 @@ func TestTopic(t *testing.T) {
 	if v, _ := ix.FindTerm("severity:unknown"); v != "severity" {
 		t.Errorf("severity:unknown resolves to %q", v)
 	}
-	if _, err := ix.Topic("nope", "ko", false); !errors.Is(err, incidentlib.ErrNotFound) {
+	if _, err := ix.Public().Topic("nope", "ko"); !errors.Is(err, incidentlib.ErrNotFound) {
 		t.Errorf("unknown topic: %v", err)
 	}
 	// A topic is found as search finds its term: by alias, by label, in
@@ -560,12 +560,12 @@ func TestTopic(t *testing.T) {
 			t.Errorf("FindTerm(%q) = %s:%v, want %s", ref, v, term, want)
 		}
 	}
-	if tp, err := ix.Topic("kube-dns", "en", false); err != nil || tp.Term.ID != "coredns" || len(tp.Cases) == 0 {
+	if tp, err := ix.Public().Topic("kube-dns", "en"); err != nil || tp.Term.ID != "coredns" || len(tp.Cases) == 0 {
 		t.Errorf("topic kube-dns: %v", err)
 	}
 	// An unknown one is refused with the terms it was probably meant as.
 	for ref, want := range map[string]string{"corednss": "components:coredns", "cilum": "components:cilium", "conntrak": "conntrack"} {
-		_, err := ix.Topic(ref, "en", false)
+		_, err := ix.Public().Topic(ref, "en")
 		if !errors.Is(err, incidentlib.ErrNotFound) || !strings.Contains(err.Error(), "did you mean") || !strings.Contains(err.Error(), want) {
 			t.Errorf("topic %q: %v, want a suggestion of %s", ref, err, want)
 		}
@@ -589,46 +589,46 @@ func TestPrivateCasesStayHidden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res := mustSearch(t, ix, search.Query{Text: "zebracorn"}); res.Total != 0 {
+	if res := mustSearch(t, ix.Public(), search.Query{Text: "zebracorn"}); res.Total != 0 {
 		t.Errorf("a private case is found publicly")
 	}
-	if res := mustSearch(t, ix, search.Query{Text: "zebracorn", IncludePrivate: true}); res.Total != 1 {
+	if res := mustSearch(t, ix.All(), search.Query{Text: "zebracorn"}); res.Total != 1 {
 		t.Errorf("the token holder cannot find the private case")
 	}
-	sims, _ := ix.SimilarTo("IL-0049", 50, false)
+	sims, _ := ix.Public().SimilarTo("IL-0049", 50)
 	for _, s := range sims {
 		if s.Case.Private {
 			t.Error("a private case appears among similar cases")
 		}
 	}
-	tp, _ := ix.Topic("conntrack", "ko", false)
+	tp, _ := ix.Public().Topic("conntrack", "ko")
 	for _, x := range tp.Cases {
 		if x.Private {
 			t.Error("a private case appears in a topic")
 		}
 	}
-	if _, err := ix.SimilarTo("IL-9999", 5, false); err == nil {
+	if _, err := ix.Public().SimilarTo("IL-9999", 5); err == nil {
 		t.Error("similar to a private case answers publicly")
 	}
 }
 
 func TestUpsertDelete(t *testing.T) {
 	ix := freshIndex(t)
-	c := *ix.Case("IL-0049")
+	c := *ix.All().Case("IL-0049")
 	c.Title.EN = "quokkaflux " + c.Title.EN
 	if err := ix.Upsert(&c); err != nil {
 		t.Fatal(err)
 	}
-	if res := mustSearch(t, ix, search.Query{Text: "quokkaflux"}); res.Total != 1 {
+	if res := mustSearch(t, ix.Public(), search.Query{Text: "quokkaflux"}); res.Total != 1 {
 		t.Fatalf("an updated case is not found by its new words")
 	}
 	if err := ix.Delete("IL-0049"); err != nil {
 		t.Fatal(err)
 	}
-	if res := mustSearch(t, ix, search.Query{Text: "quokkaflux"}); res.Total != 0 {
+	if res := mustSearch(t, ix.Public(), search.Query{Text: "quokkaflux"}); res.Total != 0 {
 		t.Fatalf("a deleted case is still found")
 	}
-	if ix.Case("IL-0049") != nil {
+	if ix.All().Case("IL-0049") != nil {
 		t.Fatal("a deleted case is still held")
 	}
 	_ = fmt.Sprint()
@@ -639,7 +639,7 @@ func TestUpsertDelete(t *testing.T) {
 // with their labels, and go again when the case goes.
 func TestFacetsFollowChanges(t *testing.T) {
 	ix := freshIndex(t)
-	c := *ix.Case("IL-0049")
+	c := *ix.All().Case("IL-0049")
 	c.Org, c.OrgSlug = "Quokka Systems", "quokka-systems"
 	c.RootCause = "upgrade"
 	c.Summary.EN = "quokkaflux broke the nodes. " + c.Summary.EN
@@ -654,7 +654,7 @@ func TestFacetsFollowChanges(t *testing.T) {
 		}
 		return 0, ""
 	}
-	res := mustSearch(t, ix, search.Query{Text: "quokkaflux", Lang: "en"})
+	res := mustSearch(t, ix.Public(), search.Query{Text: "quokkaflux", Lang: "en"})
 	if n, label := count(res, "org", "quokka-systems"); n != 1 || label != "Quokka Systems" {
 		t.Errorf("org facet after update: %d %q, want 1 \"Quokka Systems\"", n, label)
 	}
@@ -667,7 +667,7 @@ func TestFacetsFollowChanges(t *testing.T) {
 	if err := ix.Delete("IL-0049"); err != nil {
 		t.Fatal(err)
 	}
-	res = mustSearch(t, ix, search.Query{})
+	res = mustSearch(t, ix.Public(), search.Query{})
 	if n, _ := count(res, "org", "quokka-systems"); n != 0 {
 		t.Errorf("org facet after delete: %d, want 0", n)
 	}
@@ -691,7 +691,7 @@ func TestStatisticsFollowWrites(t *testing.T) {
 		var b strings.Builder
 		for _, q := range queries {
 			for _, sort := range []string{"", search.SortNewest, search.SortOldest} {
-				res := mustSearch(t, ix, search.Query{Text: q, Sort: sort, Limit: 30, NoFacets: true})
+				res := mustSearch(t, ix.Public(), search.Query{Text: q, Sort: sort, Limit: 30, NoFacets: true})
 				fmt.Fprintf(&b, "%s (%s): %d", q, sort, res.Total)
 				for _, h := range res.Hits {
 					fmt.Fprintf(&b, " %s=%.6f/%.4f", h.Case.ID, h.Score, h.Match)
@@ -701,7 +701,7 @@ func TestStatisticsFollowWrites(t *testing.T) {
 		}
 		// No query: every case by date, and the facets of them all.
 		for _, sort := range []string{search.SortNewest, search.SortOldest} {
-			res := mustSearch(t, ix, search.Query{Sort: sort, Limit: 5})
+			res := mustSearch(t, ix.Public(), search.Query{Sort: sort, Limit: 5})
 			fmt.Fprintf(&b, "(%s): %d", sort, res.Total)
 			for _, h := range res.Hits {
 				fmt.Fprintf(&b, " %s", h.Case.ID)

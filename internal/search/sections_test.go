@@ -80,7 +80,7 @@ func TestEverySearchedSectionIsFoundAndPhraseMatched(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, q := range []string{"zanzibar quokka", `"zanzibar quokka"`} {
-				res := mustSearch(t, ix, search.Query{Text: q, Limit: 10, NoFacets: true})
+				res := mustSearch(t, ix.Public(), search.Query{Text: q, Limit: 10, NoFacets: true})
 				if !contains(ids(res), "IL-0001") {
 					t.Errorf("%s: %s does not find the case holding it in %s (hits %v)", s.Key, q, s.Key, ids(res))
 				}
@@ -110,7 +110,7 @@ func TestSnippetsComeFromSnippetSections(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res := mustSearch(t, ix, search.Query{Text: "wombat quorum", Lang: "en", Limit: 1, NoFacets: true})
+			res := mustSearch(t, ix.Public(), search.Query{Text: "wombat quorum", Lang: "en", Limit: 1, NoFacets: true})
 			if len(res.Hits) != 1 {
 				t.Fatalf("no hit")
 			}

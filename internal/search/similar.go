@@ -130,10 +130,10 @@ func (ix *Index) label(r *Reason) {
 	r.Label = incidentlib.Text{KO: strings.Join(ko, " · "), EN: strings.Join(en, " · ")}
 }
 
-// SimilarTo returns the cases most similar to case id, each with its reason.
-func (ix *Index) SimilarTo(id string, limit int, includePrivate bool) ([]Similar, error) {
+// similarTo returns the cases most similar to case id, each with its reason.
+func (ix *Index) similarTo(id string, limit int, includePrivate bool) ([]Similar, error) {
 	defer ix.admit()()
-	c := ix.Case(id)
+	c := ix.get(id)
 	if c == nil || (c.Private && !includePrivate) {
 		return nil, incidentlib.Errorf(incidentlib.ErrNotFound, "no case %s", id)
 	}
@@ -141,10 +141,10 @@ func (ix *Index) SimilarTo(id string, limit int, includePrivate bool) ([]Similar
 	return ix.rank(caseProfile(c), text, map[string]bool{id: true}, limit, includePrivate), nil
 }
 
-// SimilarText returns the cases most similar to free text: a description,
+// similarText returns the cases most similar to free text: a description,
 // a log line, an error message. Vocabulary terms the text names count as
 // structure.
-func (ix *Index) SimilarText(text string, limit int, includePrivate bool) []Similar {
+func (ix *Index) similarText(text string, limit int, includePrivate bool) []Similar {
 	defer ix.admit()()
 	return ix.rank(ix.inferProfile(text), text, nil, limit, includePrivate)
 }
@@ -232,10 +232,10 @@ func (ix *Index) rank(p profile, text string, exclude map[string]bool, limit int
 	return out
 }
 
-// Related returns the cases to show beside case id: the curated ones first,
+// related returns the cases to show beside case id: the curated ones first,
 // then computed ones, up to limit, each with its reason.
-func (ix *Index) Related(id string, limit int, includePrivate bool) ([]Similar, error) {
-	c := ix.Case(id)
+func (ix *Index) related(id string, limit int, includePrivate bool) ([]Similar, error) {
+	c := ix.get(id)
 	if c == nil || (c.Private && !includePrivate) {
 		return nil, incidentlib.Errorf(incidentlib.ErrNotFound, "no case %s", id)
 	}
@@ -243,7 +243,7 @@ func (ix *Index) Related(id string, limit int, includePrivate bool) ([]Similar, 
 	var out []Similar
 	seen := map[string]bool{id: true}
 	for _, rid := range c.Related {
-		r := ix.Case(rid)
+		r := ix.get(rid)
 		if r == nil || seen[rid] || (r.Private && !includePrivate) {
 			continue
 		}
@@ -254,7 +254,7 @@ func (ix *Index) Related(id string, limit int, includePrivate bool) ([]Similar, 
 		out = append(out, Similar{Case: r, Score: s, Reason: reason})
 	}
 	if len(out) < limit {
-		sims, _ := ix.SimilarTo(id, limit+len(seen), includePrivate)
+		sims, _ := ix.similarTo(id, limit+len(seen), includePrivate)
 		for _, s := range sims {
 			if len(out) >= limit {
 				break

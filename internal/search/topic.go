@@ -162,8 +162,8 @@ func editDistance(a, b string) int {
 	return prev[len(rb)]
 }
 
-// Topic returns the topic of a term, or an ErrNotFound error.
-func (ix *Index) Topic(ref, lang string, includePrivate bool) (*Topic, error) {
+// topic returns the topic of a term, or an ErrNotFound error.
+func (ix *Index) topic(ref, lang string, includePrivate bool) (*Topic, error) {
 	v, t := ix.FindTerm(ref)
 	if t == nil {
 		if sug := ix.SuggestTerms(ref, 5); len(sug) > 0 {
@@ -174,7 +174,7 @@ func (ix *Index) Topic(ref, lang string, includePrivate bool) (*Topic, error) {
 	tp := &Topic{Vocab: v, Term: t, CoOccurring: map[string][]FacetCount{}}
 	co := map[string]map[string]int{}
 	years := map[int]int{}
-	for _, c := range ix.Cases(includePrivate) {
+	for _, c := range ix.cases(includePrivate) {
 		has := false
 		for _, id := range incidentlib.CaseTerms(c, v) {
 			has = has || id == t.ID
@@ -226,12 +226,12 @@ type OrgCount struct {
 	Count int    `json:"count"`
 }
 
-// Orgs lists the organisations of the cases the caller may see, with their
+// orgs lists the organisations of the cases the caller may see, with their
 // slugs (what the org filter takes, besides the name) and counts, by slug.
-func (ix *Index) Orgs(includePrivate bool) []OrgCount {
+func (ix *Index) orgs(includePrivate bool) []OrgCount {
 	at := map[string]int{}
 	out := []OrgCount{}
-	for _, c := range ix.Cases(includePrivate) {
+	for _, c := range ix.cases(includePrivate) {
 		i, ok := at[c.OrgSlug]
 		if !ok {
 			i = len(out)

@@ -66,7 +66,7 @@ func installedRoutes(t *testing.T, ts *testServer) (*recordingMux, []string) {
 	t.Helper()
 	lib := ts.srv.Library()
 	mux := &recordingMux{ServeMux: http.NewServeMux()}
-	api.New(lib, lib, "http://incidentlib.test", testToken, slog.New(slog.DiscardHandler)).Install(mux)
+	api.New(lib.Public(), lib.All(), lib, "http://incidentlib.test", testToken, slog.New(slog.DiscardHandler)).Install(mux)
 	var routes []string
 	for _, p := range mux.patterns {
 		method, path, ok := strings.Cut(p, " ")

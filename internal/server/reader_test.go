@@ -39,9 +39,9 @@ func (r retitling) Case(id string) *incidentlib.Case {
 func TestFacesReadThroughTheReader(t *testing.T) {
 	ts := newServer(t, nil)
 	lib := ts.srv.Library()
-	r := retitling{lib}
+	r := retitling{lib.Public()}
 	mux := http.NewServeMux()
-	api.New(r, lib, "http://incidentlib.test", "", slog.New(slog.DiscardHandler)).Install(mux)
+	api.New(r, lib.All(), lib, "http://incidentlib.test", "", slog.New(slog.DiscardHandler)).Install(mux)
 	site, err := web.New(r, web.Options{BaseURL: "http://incidentlib.test"})
 	if err != nil {
 		t.Fatal(err)

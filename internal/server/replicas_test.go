@@ -60,8 +60,8 @@ func TestReplicasSeeEachOthersWrites(t *testing.T) {
 	url := pg.NewDatabase(t)
 	a, b := replica(t, url), replica(t, url)
 	time.Sleep(200 * time.Millisecond) // both listening
-	if n := b.srv.Library().Len(); n != a.srv.Library().Len() || n < 80 {
-		t.Fatalf("replicas hold %d and %d cases", a.srv.Library().Len(), n)
+	if n := b.srv.Library().All().Len(); n != a.srv.Library().All().Len() || n < 80 {
+		t.Fatalf("replicas hold %d and %d cases", a.srv.Library().All().Len(), n)
 	}
 	body := caseJSON(t, a, "IL-9101", "platypusnebula")
 	if r := a.do(t, "PUT", "/api/cases/IL-9101", body, auth()...); r.status != 201 {

@@ -134,16 +134,16 @@ func New(ctx context.Context, cfg Config, st incidentlib.Store, c *corpus.Corpus
 	if err != nil {
 		return nil, err
 	}
-	log.Info("library ready", "cases", lib.Len(), "seeded", seeded.Inserted, "upgraded", seeded.Upgraded)
+	log.Info("library ready", "cases", lib.All().Len(), "seeded", seeded.Inserted, "upgraded", seeded.Upgraded)
 	s := &Server{cfg: cfg, log: log, store: st, lib: lib, reg: prometheus.NewRegistry()}
 	s.ready.Store(true) // the index is built: reads can be answered
 	s.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	s.metrics = newMetrics(s.reg, func() float64 { return float64(lib.PublicLen()) })
+	s.metrics = newMetrics(s.reg, func() float64 { return float64(lib.Public().Len()) })
 	if cfg.RateLimit > 0 {
 		s.limiter = newLimiter(cfg.RateLimit, max(cfg.RateBurst, 1))
 	}
-	s.api = api.New(lib, lib, cfg.BaseURL, cfg.Token, log)
-	s.mcp = mcpserver.New(lib, cfg.BaseURL, Version)
+	s.api = api.New(lib.Public(), lib.All(), lib, cfg.BaseURL, cfg.Token, log)
+	s.mcp = mcpserver.New(lib.Public(), cfg.BaseURL, Version)
 	opts := web.Options{BaseURL: cfg.BaseURL, ChecksFor: cfg.ChecksFor, Logger: log}
 	if cs := lib.Corrections(); cs != nil {
 		// Corrections from readers: five an address every ten minutes,
@@ -151,6 +151,7 @@ func New(ctx context.Context, cfg Config, st incidentlib.Store, c *corpus.Corpus
 		corrections := newLimiter(5.0/600, 5)
 		opts.Desk = &web.Desk{
 			Corrections: cs,
+			Cases:       lib.All(),
 			Token:       cfg.Token,
 			Review: func(ctx context.Context, id, by string) error {
 				_, err := lib.MarkReviewed(ctx, id, by, time.Now())
@@ -166,7 +167,7 @@ func New(ctx context.Context, cfg Config, st incidentlib.Store, c *corpus.Corpus
 			opts.Desk.Keys = ks
 		}
 	}
-	if s.site, err = web.New(lib, opts); err != nil {
+	if s.site, err = web.New(lib.Public(), opts); err != nil {
 		return nil, fmt.Errorf("web pages: %w", err)
 	}
 	return s, nil
@@ -214,7 +215,7 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) {
 		status, state = http.StatusServiceUnavailable, "starting"
 	}
 	w.Header().Set("Cache-Control", "no-store")
-	api.WriteJSON(w, r, status, map[string]any{"status": state, "database": db, "cases": s.lib.PublicLen()})
+	api.WriteJSON(w, r, status, map[string]any{"status": state, "database": db, "cases": s.lib.Public().Len()})
 }
 
 // Follow keeps the index up to date with writes other replicas make to a

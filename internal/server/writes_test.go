@@ -133,8 +133,8 @@ func TestPrivateCasesNeverLeak(t *testing.T) {
 		}
 	}
 	// Stats count only public cases.
-	if m := ts.get(t, "/api/stats").json(t); m["cases"].(float64) != float64(ts.srv.Library().Len()-1) {
-		t.Errorf("stats count the private case: %v of %d", m["cases"], ts.srv.Library().Len())
+	if m := ts.get(t, "/api/stats").json(t); m["cases"].(float64) != float64(ts.srv.Library().All().Len()-1) {
+		t.Errorf("stats count the private case: %v of %d", m["cases"], ts.srv.Library().All().Len())
 	}
 	// Every MCP tool, called the way an agent would.
 	cs := mcpSession(t, ts)

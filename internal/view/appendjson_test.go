@@ -57,7 +57,7 @@ func TestAppendJSONMatchesEncodingJSON(t *testing.T) {
 		if q.Limit == 0 {
 			q.Limit = 20
 		}
-		res, err := ix.Search(q)
+		res, err := ix.Public().Search(q)
 		if err != nil {
 			t.Fatal(q.Text, err)
 		}

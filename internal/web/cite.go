@@ -249,7 +249,7 @@ type neighbours struct {
 
 func (s *Site) neighbours(c *incidentlib.Case) neighbours {
 	var n neighbours
-	cases := s.ix.Cases(false) // newest first; the same day by id, descending
+	cases := s.ix.Cases() // newest first; the same day by id, descending
 	for i, k := range cases {
 		if k.ID == c.ID {
 			if i+1 < len(cases) {

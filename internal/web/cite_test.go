@@ -79,7 +79,7 @@ func TestCiteBlock(t *testing.T) {
 	})
 	mux := newMux(t, ix, web.Options{})
 	for _, tc := range []struct{ id, lang string }{{"IL-0049", "ko"}, {"IL-0049", "en"}, {"IL-9990", "ko"}, {"IL-9990", "en"}} {
-		c, lang := ix.Case(tc.id), tc.lang
+		c, lang := ix.All().Case(tc.id), tc.lang
 		day := c.UpdatedAt[:10]
 		path := langPrefix[lang] + "/cases/" + c.ID
 		r := get(t, mux, path)
@@ -152,7 +152,7 @@ func TestCSLJSON(t *testing.T) {
 	})
 	mux := newMux(t, ix, web.Options{})
 	for _, id := range []string{"IL-0049", "IL-9990"} {
-		c := ix.Case(id)
+		c := ix.All().Case(id)
 		if c == nil {
 			t.Fatalf("the corpus has no %s", id)
 		}
@@ -383,7 +383,7 @@ func TestCaseNeighbours(t *testing.T) {
 	})
 	mux := newMux(t, ix, web.Options{})
 	// The public cases oldest first, as the date links walk them.
-	chrono := slices.Clone(ix.Cases(false))
+	chrono := slices.Clone(ix.Public().Cases())
 	slices.Reverse(chrono)
 	ids := slices.Clone(chrono)
 	slices.SortFunc(ids, func(a, b *incidentlib.Case) int { return incidentlib.CompareIDs(a.ID, b.ID) })
@@ -457,7 +457,7 @@ func TestOrgPages(t *testing.T) {
 	t.Parallel()
 	ix := sharedIndex(t)
 	mux := newMux(t, ix, web.Options{})
-	orgs := ix.Orgs(false)
+	orgs := ix.Public().Orgs()
 	for _, lang := range []string{"ko", "en"} {
 		p := langPrefix[lang]
 		r := get(t, mux, p+"/orgs")
@@ -490,7 +490,7 @@ func TestOrgPages(t *testing.T) {
 
 		const slug = "wellcome-collection"
 		var want []*incidentlib.Case
-		for _, c := range ix.Cases(false) {
+		for _, c := range ix.Public().Cases() {
 			if c.OrgSlug == slug {
 				want = append(want, c)
 			}
@@ -621,7 +621,7 @@ func TestPrivateCasesOffOrgsAndCitations(t *testing.T) {
 		c.Org, c.OrgSlug = "Quuxsecret Ltd", "quuxsecret"
 	})
 	mux := newMux(t, ix, web.Options{})
-	newest := ix.Cases(false)[0].ID
+	newest := ix.Public().Cases()[0].ID
 	for _, p := range []string{"/orgs", "/en/orgs", "/orgs/preply", "/en/orgs/preply", "/orgs/preply/feed.atom", "/cases/" + newest,
 		"/en/cases/" + newest, "/cases/" + newest + "/cite.json", "/sitemap.xml", "/cases/IL-0049"} {
 		r := get(t, mux, p)

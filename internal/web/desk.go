@@ -19,12 +19,17 @@ import (
 
 	"github.com/incidentlib/incidentlib"
 	"github.com/incidentlib/incidentlib/internal/httpx"
+	"github.com/incidentlib/incidentlib/internal/library"
 )
 
 // Desk turns on reader corrections and the editors' desk.
 type Desk struct {
 	// Corrections keeps what readers send. Required.
 	Corrections incidentlib.CorrectionStore
+	// Cases is what the signed-in editors read: every case, private ones
+	// included (Library.All). Required. The pages, the correction form
+	// among them, read the Site's public Reader.
+	Cases library.Reader
 	// Token is the write token; signing in at the desk takes it. Empty
 	// keeps the desk closed (corrections still work).
 	Token string
@@ -328,7 +333,7 @@ func (s *Site) renderForm(w http.ResponseWriter, r *http.Request, lang string, c
 
 func (s *Site) publicCase(r *http.Request) (*incidentlib.Case, error) {
 	c := s.ix.Case(strings.ToUpper(r.PathValue("id")))
-	if c == nil || c.Private {
+	if c == nil {
 		return nil, incidentlib.Errorf(incidentlib.ErrNotFound, "no case")
 	}
 	return c, nil
@@ -560,14 +565,14 @@ func (s *Site) deskAgain(w http.ResponseWriter, r *http.Request, lang, sess stri
 		return err
 	}
 	for _, c := range all {
-		dc := deskCorrection{Correction: c, Case: s.ix.Case(c.CaseID)}
+		dc := deskCorrection{Correction: c, Case: s.desk.Cases.Case(c.CaseID)}
 		if c.Status == incidentlib.CorrectionOpen {
 			d.Open = append(d.Open, dc)
 		} else {
 			d.Closed = append(d.Closed, dc)
 		}
 	}
-	for _, c := range s.ix.Cases(true) {
+	for _, c := range s.desk.Cases.Cases() {
 		if !c.Reviewed() {
 			d.Unreviewed = append(d.Unreviewed, c)
 		}

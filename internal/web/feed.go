@@ -72,7 +72,7 @@ func rfc3339(s string) string {
 // several (both languages, the whole library and an organisation) sees one
 // case once.
 func (s *Site) feed(w http.ResponseWriter, r *http.Request, lang string) error {
-	return s.writeFeed(w, r, lang, s.ix.Cases(false), T(lang, "feed.title"), "/feed.atom", "/")
+	return s.writeFeed(w, r, lang, s.ix.Cases(), T(lang, "feed.title"), "/feed.atom", "/")
 }
 
 // writeFeed writes the Atom feed of the newest FeedSize of cases (newest
@@ -161,7 +161,7 @@ type xhtmlAltLn struct {
 func (s *Site) sitemapPaths() []struct{ path, lastmod string } {
 	type entry = struct{ path, lastmod string }
 	out := []entry{{"/", ""}, {"/cases", ""}, {"/vocab", ""}, {"/stats", ""}, {"/docs/api", ""}, {"/orgs", ""}}
-	cases := s.ix.Cases(false)
+	cases := s.ix.Cases()
 	ids := make([]*incidentlib.Case, len(cases))
 	copy(ids, cases)
 	slices.SortFunc(ids, func(a, b *incidentlib.Case) int { return incidentlib.CompareIDs(a.ID, b.ID) })
@@ -179,7 +179,7 @@ func (s *Site) sitemapPaths() []struct{ path, lastmod string } {
 			orgMod[c.OrgSlug] = max(orgMod[c.OrgSlug], t.UTC().Format("2006-01-02"))
 		}
 	}
-	for _, o := range s.ix.Orgs(false) {
+	for _, o := range s.ix.Orgs() {
 		out = append(out, entry{orgPath(o.Slug), orgMod[o.Slug]})
 	}
 	counts := s.termCounts(cases)

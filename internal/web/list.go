@@ -166,7 +166,7 @@ func (s *Site) caseList(w http.ResponseWriter, r *http.Request, lang string) err
 		}
 	}
 	orgs := map[string]string{}
-	for _, o := range s.ix.Orgs(false) {
+	for _, o := range s.ix.Orgs() {
 		orgs[o.Slug] = o.Name
 	}
 	q.Filters = map[string][]string{}

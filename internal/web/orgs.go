@@ -16,7 +16,7 @@ func orgPath(slug string) string { return "/orgs/" + url.PathEscape(slug) }
 // orgCases are the public cases of the organisation slug, newest first.
 func (s *Site) orgCases(slug string) []*incidentlib.Case {
 	var out []*incidentlib.Case
-	for _, c := range s.ix.Cases(false) {
+	for _, c := range s.ix.Cases() {
 		if c.OrgSlug == slug {
 			out = append(out, c)
 		}
@@ -27,7 +27,7 @@ func (s *Site) orgCases(slug string) []*incidentlib.Case {
 // sortedOrgs lists the organisations of the public cases by name, as a
 // reader looks one up.
 func (s *Site) sortedOrgs() []search.OrgCount {
-	orgs := s.ix.Orgs(false)
+	orgs := s.ix.Orgs()
 	sort.SliceStable(orgs, func(i, j int) bool {
 		a, b := strings.ToLower(orgs[i].Name), strings.ToLower(orgs[j].Name)
 		if a != b {

@@ -24,7 +24,7 @@ type homeData struct {
 }
 
 func (s *Site) home(w http.ResponseWriter, r *http.Request, lang string) error {
-	cases := s.ix.Cases(false)
+	cases := s.ix.Cases()
 	d := homeData{Cases: len(cases)}
 	orgs := map[string]bool{}
 	for _, c := range cases {
@@ -121,18 +121,14 @@ func (s *Site) casePage(w http.ResponseWriter, r *http.Request, lang string) err
 	if c == nil {
 		// Ids are upper case; send a hand-typed il-0049 to the real page.
 		if up := strings.ToUpper(id); up != id {
-			if k := s.ix.Case(up); k != nil && !k.Private {
+			if s.ix.Case(up) != nil {
 				http.Redirect(w, r, langPrefix[lang]+incidentlib.CasePath(up), http.StatusMovedPermanently)
 				return nil
 			}
 		}
 		return incidentlib.Errorf(incidentlib.ErrNotFound, "no case %s", id)
 	}
-	if c.Private {
-		// A private case is indistinguishable from a missing one here.
-		return incidentlib.Errorf(incidentlib.ErrNotFound, "no case %s", id)
-	}
-	related, err := s.ix.Related(c.ID, 6, false)
+	related, err := s.ix.Related(c.ID, 6)
 	if err != nil {
 		return err
 	}
@@ -147,7 +143,7 @@ func (s *Site) casePage(w http.ResponseWriter, r *http.Request, lang string) err
 		Near:       s.neighbours(c),
 	}
 	if c.RecurrenceOf != nil {
-		if k := s.ix.Case(*c.RecurrenceOf); k != nil && !k.Private {
+		if k := s.ix.Case(*c.RecurrenceOf); k != nil {
 			d.RecurrenceOf = k
 		}
 	}
@@ -203,16 +199,11 @@ type citedCheck struct {
 }
 
 func (s *Site) topicPage(w http.ResponseWriter, r *http.Request, lang string) error {
-	tp, err := s.ix.Topic(r.PathValue("term"), lang, false)
+	tp, err := s.ix.Topic(r.PathValue("term"), lang)
 	if err != nil {
 		return err
 	}
-	d := topicData{Vocab: tp.Vocab, Term: tp.Term}
-	for _, c := range tp.Cases {
-		if !c.Private {
-			d.Cases = append(d.Cases, c)
-		}
-	}
+	d := topicData{Vocab: tp.Vocab, Term: tp.Term, Cases: tp.Cases}
 	for _, f := range search.FilterFields {
 		var fc []search.FacetCount
 		for _, x := range tp.CoOccurring[f] {
@@ -263,7 +254,7 @@ type vocabGroup struct {
 }
 
 func (s *Site) vocabPage(w http.ResponseWriter, r *http.Request, lang string) error {
-	counts := s.termCounts(s.ix.Cases(false))
+	counts := s.termCounts(s.ix.Cases())
 	var groups []vocabGroup
 	for _, v := range incidentlib.VocabNames {
 		g := vocabGroup{Vocab: v}

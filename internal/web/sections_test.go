@@ -17,7 +17,7 @@ import (
 func TestCasePageHasEverySection(t *testing.T) {
 	ix := sharedIndex(t)
 	mux := newMux(t, ix, web.Options{})
-	k := ix.Case("IL-0049")
+	k := ix.All().Case("IL-0049")
 	if k == nil || len(k.Timeline.Events) == 0 || len(k.ActionItems) == 0 {
 		t.Fatal("IL-0049 should have timeline events and action items")
 	}
@@ -76,7 +76,7 @@ func TestTopicCountPlural(t *testing.T) {
 	ix := sharedIndex(t)
 	mux := newMux(t, ix, web.Options{})
 	for _, term := range ix.Vocab().Lists[incidentlib.VocabComponents] {
-		res, err := ix.Search(search.Query{Filters: map[string][]string{incidentlib.VocabComponents: {term.ID}}, Limit: 1, NoFacets: true})
+		res, err := ix.Public().Search(search.Query{Filters: map[string][]string{incidentlib.VocabComponents: {term.ID}}, Limit: 1, NoFacets: true})
 		if err != nil || res.Total != 1 {
 			continue
 		}

@@ -14,7 +14,7 @@ type statsData struct {
 }
 
 func (s *Site) statsPage(w http.ResponseWriter, r *http.Request, lang string) error {
-	cases := s.ix.Cases(false)
+	cases := s.ix.Cases()
 	d := statsData{Cases: len(cases)}
 	orgs := map[string]bool{}
 	years := map[int]int{}

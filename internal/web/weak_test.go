@@ -24,7 +24,7 @@ func TestWeakNoteFollowsTheSearch(t *testing.T) {
 		"conntrack",
 		"E1202 05:40:21.123456    2188 kubelet.go:2185] \"Skipping pod synchronization\" err=\"PLEG is not healthy: pleg was last seen active 3m12s ago\"",
 	} {
-		res, err := ix.Search(search.Query{Text: q, NoFacets: true})
+		res, err := ix.Public().Search(search.Query{Text: q, NoFacets: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -33,10 +33,10 @@ func TestWeakNoteFollowsTheSearch(t *testing.T) {
 			t.Errorf("%.40q: the page shows the weak-match note: %v; the search says weak: %v", q, shown, res.Weak)
 		}
 	}
-	if res, _ := ix.Search(search.Query{Text: "how do I bake bread for a wedding"}); !res.Weak {
+	if res, _ := ix.Public().Search(search.Query{Text: "how do I bake bread for a wedding"}); !res.Weak {
 		t.Error("a question the library cannot answer is not weak")
 	}
-	if res, _ := ix.Search(search.Query{Text: "conntrack"}); res.Weak {
+	if res, _ := ix.Public().Search(search.Query{Text: "conntrack"}); res.Weak {
 		t.Error("a one-word query with close cases is weak")
 	}
 }

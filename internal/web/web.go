@@ -60,6 +60,12 @@ func New(ix library.Reader, opts Options) (*Site, error) {
 	if ix == nil {
 		return nil, errors.New("web.New: the search index is nil")
 	}
+	if ix.Private() {
+		return nil, errors.New("web.New: the pages read the public cases only; pass Library.Public(), not a Reader that shows private cases")
+	}
+	if opts.Desk != nil && opts.Desk.Corrections != nil && opts.Desk.Cases == nil {
+		return nil, errors.New("web.New: Desk.Cases is nil; the desk reads every case (Library.All())")
+	}
 	base := strings.TrimRight(strings.TrimSpace(opts.BaseURL), "/")
 	if base == "" {
 		base = incidentlib.DefaultBaseURL

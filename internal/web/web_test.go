@@ -60,7 +60,7 @@ func newMux(t *testing.T, ix *search.Index, opts web.Options) *http.ServeMux {
 	if opts.BaseURL == "" {
 		opts.BaseURL = base
 	}
-	s, err := web.New(ix, opts)
+	s, err := web.New(ix.Public(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -599,7 +599,7 @@ func TestListPaging(t *testing.T) {
 	t.Parallel()
 	ix := sharedIndex(t)
 	mux := newMux(t, ix, web.Options{})
-	n := len(ix.Cases(false))
+	n := len(ix.Public().Cases())
 	if n <= 20 {
 		t.Skipf("only %d cases; paging needs more than 20", n)
 	}
@@ -647,7 +647,7 @@ func TestFeed(t *testing.T) {
 		if err := xml.Unmarshal([]byte(r.body), &f); err != nil {
 			t.Fatalf("%s is not XML: %v", path, err)
 		}
-		cases := ix.Cases(false)
+		cases := ix.Public().Cases()
 		if len(f.Entries) != min(web.FeedSize, len(cases)) {
 			t.Fatalf("%s has %d entries", path, len(f.Entries))
 		}
@@ -684,7 +684,7 @@ func TestSitemap(t *testing.T) {
 	for _, u := range us.URLs {
 		locs[u.Loc] = true
 	}
-	for _, c := range ix.Cases(false) {
+	for _, c := range ix.Public().Cases() {
 		for _, p := range []string{"/cases/", "/en/cases/"} {
 			if !locs[base+p+c.ID] {
 				t.Errorf("sitemap lacks %s%s%s", base, p, c.ID)
@@ -781,14 +781,14 @@ func TestNewRejectsBadBaseURL(t *testing.T) {
 	t.Parallel()
 	ix := sharedIndex(t)
 	for _, bad := range []string{"incidents.example.org", "ftp://x", "http://"} {
-		if _, err := web.New(ix, web.Options{BaseURL: bad}); err == nil {
+		if _, err := web.New(ix.Public(), web.Options{BaseURL: bad}); err == nil {
 			t.Errorf("New accepted base URL %q", bad)
 		}
 	}
 	if _, err := web.New(nil, web.Options{}); err == nil {
 		t.Error("New accepted a nil index")
 	}
-	s, err := web.New(ix, web.Options{BaseURL: "https://x.example/"})
+	s, err := web.New(ix.Public(), web.Options{BaseURL: "https://x.example/"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -797,7 +797,7 @@ func TestNewRejectsBadBaseURL(t *testing.T) {
 	if r := get(t, mux, "/docs/api"); !strings.Contains(r.body, "https://x.example/mcp") || strings.Contains(r.body, "https://x.example//mcp") {
 		t.Error("the trailing slash of the base URL is not trimmed")
 	}
-	d, _ := web.New(ix, web.Options{})
+	d, _ := web.New(ix.Public(), web.Options{})
 	mux = http.NewServeMux()
 	d.Install(mux)
 	if r := get(t, mux, "/docs/api"); !strings.Contains(r.body, incidentlib.DefaultBaseURL+"/mcp") {

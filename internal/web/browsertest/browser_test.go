@@ -118,7 +118,7 @@ func startSite(t *testing.T) (*httptest.Server, *corpus.Corpus) {
 	}
 	t.Cleanup(func() { ix.Close() })
 	ts := httptest.NewUnstartedServer(nil)
-	site, err := web.New(ix, web.Options{BaseURL: "http://" + ts.Listener.Addr().String()})
+	site, err := web.New(ix.Public(), web.Options{BaseURL: "http://" + ts.Listener.Addr().String()})
 	if err != nil {
 		t.Fatal(err)
 	}
