@@ -8,40 +8,52 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/internal/store/corrections"
 )
 
 // AddCorrection stores a reader's correction as open.
 func (s *Store) AddCorrection(ctx context.Context, c *incidentlib.Correction) (int64, error) {
+	return s.queue().Add(ctx, c)
+}
+
+// Corrections returns corrections newest first.
+func (s *Store) Corrections(ctx context.Context, status string, limit int) ([]incidentlib.Correction, error) {
+	return s.queue().List(ctx, status, limit)
+}
+
+// CloseCorrection resolves or dismisses an open correction.
+func (s *Store) CloseCorrection(ctx context.Context, id int64, status, note string) error {
+	return s.queue().Close(ctx, id, status, note)
+}
+
+func (s *Store) queue() corrections.Queue { return corrections.Queue{SQL: correctionSQL{s}} }
+
+// correctionSQL is PostgreSQL's SQL for the correction queue: times are
+// TIMESTAMPTZ from the database's clock, one clock for every replica.
+type correctionSQL struct{ s *Store }
+
+func (q correctionSQL) Insert(ctx context.Context, c *incidentlib.Correction) (int64, error) {
 	var id int64
-	err := s.pool.QueryRow(ctx, `INSERT INTO corrections (case_id, field, what, source, contact, lang, status, created_at) VALUES ($1, $2, $3, $4, $5, $6, 'open', now()) RETURNING id`,
-		c.CaseID, c.Field, c.What, c.Source, c.Contact, c.Lang).Scan(&id)
+	err := q.s.pool.QueryRow(ctx, `INSERT INTO corrections (case_id, field, what, source, contact, lang, status, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, now()) RETURNING id`,
+		c.CaseID, c.Field, c.What, c.Source, c.Contact, c.Lang, c.Status).Scan(&id)
 	if err != nil {
 		return 0, unavailable(err)
 	}
 	return id, nil
 }
 
-// Corrections returns corrections newest first.
-func (s *Store) Corrections(ctx context.Context, status string, limit int) ([]incidentlib.Correction, error) {
-	if limit <= 0 {
-		limit = 100
-	}
-	rows, err := s.pool.Query(ctx, `SELECT id, case_id, field, what, source, contact, lang, status, note, created_at, closed_at FROM corrections
+func (q correctionSQL) List(ctx context.Context, status string, limit int) ([]incidentlib.Correction, error) {
+	rows, err := q.s.pool.Query(ctx, `SELECT id, case_id, field, what, source, contact, lang, status, note, created_at, closed_at FROM corrections
 		WHERE ($1 = '' OR status = $1) ORDER BY created_at DESC, id DESC LIMIT $2`, status, limit)
 	if err != nil {
 		return nil, unavailable(err)
 	}
 	defer rows.Close()
-	out := []incidentlib.Correction{}
+	var out []incidentlib.Correction
 	for rows.Next() {
 		var c incidentlib.Correction
 		if err := rows.Scan(&c.ID, &c.CaseID, &c.Field, &c.What, &c.Source, &c.Contact, &c.Lang, &c.Status, &c.Note, &c.CreatedAt, &c.ClosedAt); err != nil {
 			return nil, unavailable(err)
-		}
-		c.CreatedAt = c.CreatedAt.UTC()
-		if c.ClosedAt != nil {
-			t := c.ClosedAt.UTC()
-			c.ClosedAt = &t
 		}
 		out = append(out, c)
 	}
@@ -51,34 +63,25 @@ func (s *Store) Corrections(ctx context.Context, status string, limit int) ([]in
 	return out, nil
 }
 
-// CloseCorrection resolves or dismisses an open correction.
-func (s *Store) CloseCorrection(ctx context.Context, id int64, status, note string) error {
-	if status != incidentlib.CorrectionResolved && status != incidentlib.CorrectionDismissed {
-		return incidentlib.Errorf(incidentlib.ErrInvalid, "a correction is closed as resolved or dismissed, not %q", status)
-	}
-	tx, err := s.pool.Begin(ctx)
+func (q correctionSQL) CloseOpen(ctx context.Context, id int64, status, note string) (bool, error) {
+	tag, err := q.s.pool.Exec(ctx, `UPDATE corrections SET status = $1, note = $2, closed_at = now() WHERE id = $3 AND status = $4`,
+		status, note, id, incidentlib.CorrectionOpen)
 	if err != nil {
-		return unavailable(err)
+		return false, unavailable(err)
 	}
-	defer tx.Rollback(ctx)
+	return tag.RowsAffected() == 1, nil
+}
+
+func (q correctionSQL) Status(ctx context.Context, id int64) (string, bool, error) {
 	var cur string
-	err = tx.QueryRow(ctx, `SELECT status FROM corrections WHERE id = $1 FOR UPDATE`, id).Scan(&cur)
+	err := q.s.pool.QueryRow(ctx, `SELECT status FROM corrections WHERE id = $1`, id).Scan(&cur)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return incidentlib.Errorf(incidentlib.ErrNotFound, "no correction %d", id)
+		return "", false, nil
 	}
 	if err != nil {
-		return unavailable(err)
+		return "", false, unavailable(err)
 	}
-	if cur != incidentlib.CorrectionOpen {
-		return incidentlib.Errorf(incidentlib.ErrConflict, "correction %d is already %s", id, cur)
-	}
-	if _, err := tx.Exec(ctx, `UPDATE corrections SET status = $1, note = $2, closed_at = now() WHERE id = $3`, status, note, id); err != nil {
-		return unavailable(err)
-	}
-	if err := tx.Commit(ctx); err != nil {
-		return unavailable(err)
-	}
-	return nil
+	return cur, true, nil
 }
 
 // Spend marks key spent until the time given, unless it is already spent;

@@ -3,18 +3,39 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"time"
 
 	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/internal/store/corrections"
 )
 
 const stamp = "2006-01-02T15:04:05.000000000Z07:00"
 
 // AddCorrection stores a reader's correction as open.
 func (s *Store) AddCorrection(ctx context.Context, c *incidentlib.Correction) (int64, error) {
-	now := s.now().UTC()
-	res, err := s.db.ExecContext(ctx, `INSERT INTO corrections (case_id, field, what, source, contact, lang, status, created_at) VALUES (?, ?, ?, ?, ?, ?, 'open', ?)`,
-		c.CaseID, c.Field, c.What, c.Source, c.Contact, c.Lang, now.Format(stamp))
+	return s.queue().Add(ctx, c)
+}
+
+// Corrections returns corrections newest first.
+func (s *Store) Corrections(ctx context.Context, status string, limit int) ([]incidentlib.Correction, error) {
+	return s.queue().List(ctx, status, limit)
+}
+
+// CloseCorrection resolves or dismisses an open correction.
+func (s *Store) CloseCorrection(ctx context.Context, id int64, status, note string) error {
+	return s.queue().Close(ctx, id, status, note)
+}
+
+func (s *Store) queue() corrections.Queue { return corrections.Queue{SQL: correctionSQL{s}} }
+
+// correctionSQL is SQLite's SQL for the correction queue: times are text
+// (stamp, UTC) from the store's clock.
+type correctionSQL struct{ s *Store }
+
+func (q correctionSQL) Insert(ctx context.Context, c *incidentlib.Correction) (int64, error) {
+	res, err := q.s.db.ExecContext(ctx, `INSERT INTO corrections (case_id, field, what, source, contact, lang, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		c.CaseID, c.Field, c.What, c.Source, c.Contact, c.Lang, c.Status, q.s.now().UTC().Format(stamp))
 	if err != nil {
 		return 0, unavailable(err)
 	}
@@ -25,18 +46,14 @@ func (s *Store) AddCorrection(ctx context.Context, c *incidentlib.Correction) (i
 	return id, nil
 }
 
-// Corrections returns corrections newest first.
-func (s *Store) Corrections(ctx context.Context, status string, limit int) ([]incidentlib.Correction, error) {
-	if limit <= 0 {
-		limit = 100
-	}
-	rows, err := s.db.QueryContext(ctx, `SELECT id, case_id, field, what, source, contact, lang, status, note, created_at, closed_at FROM corrections
+func (q correctionSQL) List(ctx context.Context, status string, limit int) ([]incidentlib.Correction, error) {
+	rows, err := q.s.db.QueryContext(ctx, `SELECT id, case_id, field, what, source, contact, lang, status, note, created_at, closed_at FROM corrections
 		WHERE (? = '' OR status = ?) ORDER BY created_at DESC, id DESC LIMIT ?`, status, status, limit)
 	if err != nil {
 		return nil, unavailable(err)
 	}
 	defer rows.Close()
-	out := []incidentlib.Correction{}
+	var out []incidentlib.Correction
 	for rows.Next() {
 		var c incidentlib.Correction
 		var created string
@@ -57,34 +74,29 @@ func (s *Store) Corrections(ctx context.Context, status string, limit int) ([]in
 	return out, nil
 }
 
-// CloseCorrection resolves or dismisses an open correction.
-func (s *Store) CloseCorrection(ctx context.Context, id int64, status, note string) error {
-	if status != incidentlib.CorrectionResolved && status != incidentlib.CorrectionDismissed {
-		return incidentlib.Errorf(incidentlib.ErrInvalid, "a correction is closed as resolved or dismissed, not %q", status)
-	}
-	tx, err := s.db.BeginTx(ctx, nil)
+func (q correctionSQL) CloseOpen(ctx context.Context, id int64, status, note string) (bool, error) {
+	res, err := q.s.db.ExecContext(ctx, `UPDATE corrections SET status = ?, note = ?, closed_at = ? WHERE id = ? AND status = ?`,
+		status, note, q.s.now().UTC().Format(stamp), id, incidentlib.CorrectionOpen)
 	if err != nil {
-		return unavailable(err)
+		return false, unavailable(err)
 	}
-	defer tx.Rollback()
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, unavailable(err)
+	}
+	return n == 1, nil
+}
+
+func (q correctionSQL) Status(ctx context.Context, id int64) (string, bool, error) {
 	var cur string
-	err = tx.QueryRowContext(ctx, `SELECT status FROM corrections WHERE id = ?`, id).Scan(&cur)
-	if err == sql.ErrNoRows {
-		return incidentlib.Errorf(incidentlib.ErrNotFound, "no correction %d", id)
+	err := q.s.db.QueryRowContext(ctx, `SELECT status FROM corrections WHERE id = ?`, id).Scan(&cur)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", false, nil
 	}
 	if err != nil {
-		return unavailable(err)
+		return "", false, unavailable(err)
 	}
-	if cur != incidentlib.CorrectionOpen {
-		return incidentlib.Errorf(incidentlib.ErrConflict, "correction %d is already %s", id, cur)
-	}
-	if _, err := tx.ExecContext(ctx, `UPDATE corrections SET status = ?, note = ?, closed_at = ? WHERE id = ?`, status, note, s.now().UTC().Format(stamp), id); err != nil {
-		return unavailable(err)
-	}
-	if err := tx.Commit(); err != nil {
-		return unavailable(err)
-	}
-	return nil
+	return cur, true, nil
 }
 
 // Spend marks key spent until the time given, unless it is already spent.

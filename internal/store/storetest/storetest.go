@@ -152,6 +152,73 @@ func Run(t *testing.T, open Opener) {
 			t.Errorf("limit 2 gave %d", len(two))
 		}
 	})
+	t.Run("correction_queue", func(t *testing.T) {
+		st, _ := open(t)
+		defer st.Close()
+		cs := st.(incidentlib.CorrectionStore)
+		// What the reader sends cannot open a correction already closed,
+		// with a note, nor date it.
+		then := time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)
+		id, err := cs.AddCorrection(ctx, &incidentlib.Correction{ID: 77, CaseID: "IL-0049", Field: "timeline", What: "the outage began an hour earlier", Source: "a status page",
+			Status: incidentlib.CorrectionResolved, Note: "not the reader's", CreatedAt: then, ClosedAt: &then})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := cs.Corrections(ctx, "", 10)
+		if err != nil || len(got) != 1 {
+			t.Fatalf("one correction added, listed %v, %v", got, err)
+		}
+		if c := got[0]; c.ID != id || c.Status != incidentlib.CorrectionOpen || c.Note != "" || c.ClosedAt != nil || c.CreatedAt.Year() < 2020 {
+			t.Errorf("a correction kept what the reader set instead of opening fresh: %+v (id %d)", c, id)
+		}
+		if loc := got[0].CreatedAt.Location(); loc != time.UTC {
+			t.Errorf("created_at comes back in %v, want UTC", loc)
+		}
+		// Of many closing one correction at once, one wins and the others
+		// are told it is already closed.
+		var wg sync.WaitGroup
+		var wins, conflicts atomic.Int32
+		for i := 0; i < 8; i++ {
+			wg.Add(1)
+			go func(i int) {
+				defer wg.Done()
+				status := []string{incidentlib.CorrectionResolved, incidentlib.CorrectionDismissed}[i%2]
+				switch err := cs.CloseCorrection(ctx, id, status, fmt.Sprint("editor ", i)); {
+				case err == nil:
+					wins.Add(1)
+				case errors.Is(err, incidentlib.ErrConflict):
+					conflicts.Add(1)
+				default:
+					t.Error(err)
+				}
+			}(i)
+		}
+		wg.Wait()
+		if wins.Load() != 1 || conflicts.Load() != 7 {
+			t.Errorf("8 closing one correction at once: %d won, %d conflicts; want 1 and 7", wins.Load(), conflicts.Load())
+		}
+		closed, err := cs.Corrections(ctx, "", 10)
+		if err != nil || len(closed) != 1 {
+			t.Fatalf("after closing: %v, %v", closed, err)
+		}
+		if c := closed[0]; c.Status == incidentlib.CorrectionOpen || !strings.HasPrefix(c.Note, "editor ") || c.ClosedAt == nil || c.ClosedAt.Location() != time.UTC {
+			t.Errorf("the closed correction: %+v", c)
+		}
+		if none, err := cs.Corrections(ctx, incidentlib.CorrectionOpen, 10); err != nil || none == nil || len(none) != 0 {
+			t.Errorf("no open corrections listed as %#v, %v; want an empty list", none, err)
+		}
+		// No limit means the default, not everything and not nothing.
+		for i := 0; i < 105; i++ {
+			if _, err := cs.AddCorrection(ctx, &incidentlib.Correction{CaseID: "IL-0001", Field: "summary", What: fmt.Sprint("correction number ", i), Source: "x"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, limit := range []int{0, -1} {
+			if all, err := cs.Corrections(ctx, "", limit); err != nil || len(all) != 100 {
+				t.Errorf("limit %d listed %d, %v; want the default 100", limit, len(all), err)
+			}
+		}
+	})
 	t.Run("seed_then_read", func(t *testing.T) {
 		st, reopen := open(t)
 		cases := sample(t)
