@@ -13,6 +13,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/internal/yamlnode"
 )
 
 // Limits on what a case file may hold. A larger file is refused before it is
@@ -162,32 +163,8 @@ func (d *decoder) errorf(line int, format string, args ...any) {
 	d.probs = append(d.probs, Problem{d.file, line, fmt.Sprintf(format, args...)})
 }
 
-func describe(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.ScalarNode:
-		if n.Tag == "!!null" {
-			return "null"
-		}
-		return fmt.Sprintf("the value %q", truncate(n.Value, 40))
-	case yaml.AliasNode:
-		return "an alias"
-	}
-	return "something else"
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}
+// truncate cuts s to n bytes, marking the cut (yamlnode.Truncate).
+func truncate(s string, n int) string { return yamlnode.Truncate(s, n) }
 
 func fieldName(path string) string {
 	if path == "" {
@@ -223,7 +200,7 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string) {
 		v.Set(p)
 	case reflect.String:
 		if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
-			d.fail(path, n.Line, "%s is %s; expected a string", fieldName(path), describe(n))
+			d.fail(path, n.Line, "%s is %s; expected a string", fieldName(path), yamlnode.Describe(n))
 			return
 		}
 		s := strings.TrimSpace(n.Value)
@@ -238,7 +215,7 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string) {
 		v.SetString(s)
 	case reflect.Bool:
 		if n.Kind != yaml.ScalarNode || n.Tag != "!!bool" {
-			d.fail(path, n.Line, "%s is %s; expected true or false", fieldName(path), describe(n))
+			d.fail(path, n.Line, "%s is %s; expected true or false", fieldName(path), yamlnode.Describe(n))
 			return
 		}
 		b, _ := strconv.ParseBool(n.Value)
@@ -249,7 +226,7 @@ func (d *decoder) decode(n *yaml.Node, v reflect.Value, path string) {
 			return
 		}
 		if n.Kind != yaml.SequenceNode {
-			d.fail(path, n.Line, "%s is %s; expected a list (write [a, b] or one \"- item\" per line)", fieldName(path), describe(n))
+			d.fail(path, n.Line, "%s is %s; expected a list (write [a, b] or one \"- item\" per line)", fieldName(path), yamlnode.Describe(n))
 			return
 		}
 		s := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
@@ -290,14 +267,14 @@ func (d *decoder) decodeStruct(n *yaml.Node, v reflect.Value, path string) {
 		if strings.HasPrefix(path, "impact.") && v.Type() == reflect.TypeOf(incidentlib.Text{}) {
 			hint = fmt.Sprintf(" (the impact facts are texts in both languages: write en: and ko: under %s; where the write-up does not say, en: unknown and ko: %s)", path, incidentlib.UnknownKO)
 		}
-		d.fail(path, n.Line, "%s is %s; expected a mapping with keys %s%s", fieldName(path), describe(n), strings.Join(names, ", "), hint)
+		d.fail(path, n.Line, "%s is %s; expected a mapping with keys %s%s", fieldName(path), yamlnode.Describe(n), strings.Join(names, ", "), hint)
 		return
 	}
 	seen := map[string]bool{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, val := n.Content[i], n.Content[i+1]
 		if k.Kind != yaml.ScalarNode {
-			d.errorf(k.Line, "a key in %s is %s; keys must be plain names", fieldName(path), describe(k))
+			d.errorf(k.Line, "a key in %s is %s; keys must be plain names", fieldName(path), yamlnode.Describe(k))
 			continue
 		}
 		f, ok := fields[k.Value]

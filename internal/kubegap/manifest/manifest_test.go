@@ -80,10 +80,11 @@ func TestReadErrors(t *testing.T) {
 		{"unclosed flow", "apiVersion: v1\nkind: Service\nmetadata: {name: a\n", "in.yaml:"},
 		{"no kind", "apiVersion: v1\nmetadata: {name: a}\n", "in.yaml:1: object has no kind"},
 		{"no apiVersion", "kind: Service\n", "in.yaml:1: Service has no apiVersion"},
-		{"scalar document", "just text\n", "in.yaml:1: expected an object"},
+		{"scalar document", "just text\n", "in.yaml:1: expected an object (a YAML mapping), found the value \"just text\""},
 		{"bad json", "{\n \"apiVersion\": \"v1\",\n \"kind\": \"Service\",\n \"metadata\": {\"name\": \"a\",}\n}\n", "in.yaml:4: invalid JSON"},
 		{"truncated json", "{\"apiVersion\": \"v1\", \"kind\":", "in.yaml:1: invalid JSON"},
-		{"list with scalar item", "apiVersion: v1\nkind: List\nitems:\n- 3\n", "in.yaml:4: list item must be an object"},
+		{"list with scalar item", "apiVersion: v1\nkind: List\nitems:\n- 3\n", "in.yaml:4: list item must be an object, found the value \"3\""},
+		{"list with null item", "apiVersion: v1\nkind: List\nitems: [null]\n", "in.yaml:3: list item must be an object, found null"},
 		{"second document broken", "apiVersion: v1\nkind: Service\nmetadata: {name: a}\n---\napiVersion: v1\nkind: [\n", "in.yaml:"},
 		// After a streamed List's items (left out of the text the library
 		// parses), errors keep the lines the library gave before: the

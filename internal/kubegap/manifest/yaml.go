@@ -14,6 +14,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/incidentlib/incidentlib/internal/yamlnode"
 )
 
 // readYAML splits a YAML stream into documents, and the items of a
@@ -641,7 +643,7 @@ func decodeDocs(name string, text []byte, off int, streamed bool, gap lineGap, w
 			continue
 		}
 		if root.Kind != yaml.MappingNode {
-			return &Error{File: name, Line: root.Line + off, Msg: fmt.Sprintf("expected an object (a YAML mapping), found %s", describe(root))}
+			return &Error{File: name, Line: root.Line + off, Msg: fmt.Sprintf("expected an object (a YAML mapping), found %s", yamlnode.Describe(root))}
 		}
 		h := yamlHeader(root)
 		if streamed {
@@ -684,7 +686,7 @@ func emitItems(name string, off int, kind string, items *yaml.Node, depth int, w
 	}
 	for _, it := range items.Content {
 		if it.Kind != yaml.MappingNode {
-			return &Error{File: name, Line: it.Line + off, Msg: fmt.Sprintf("list item must be an object, found %s", describe(it))}
+			return &Error{File: name, Line: it.Line + off, Msg: fmt.Sprintf("list item must be an object, found %s", yamlnode.Describe(it))}
 		}
 		h := yamlHeader(it)
 		if isList(h.Kind) {
@@ -722,24 +724,6 @@ func yamlError(name string, off, after int, gap lineGap, err error) error {
 		return &Error{File: name, Line: line, Msg: "invalid YAML: " + m[2]}
 	}
 	return &Error{File: name, Line: max(after, off+1), Msg: "invalid YAML: " + msg}
-}
-
-func describe(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.AliasNode:
-		return "an alias"
-	case yaml.ScalarNode:
-		v := n.Value
-		if len(v) > 40 {
-			v = v[:40] + "…"
-		}
-		return fmt.Sprintf("the value %q", v)
-	}
-	return "nothing"
 }
 
 func mapValue(m *yaml.Node, key string) *yaml.Node {
@@ -880,7 +864,7 @@ func (w *jsonWriter) mapping(n *yaml.Node, depth int, first *bool, seen *keySet)
 			continue
 		}
 		if k.Kind != yaml.ScalarNode {
-			return fmt.Errorf("line %d: a mapping key must be a plain value, found %s", k.Line, describe(k))
+			return fmt.Errorf("line %d: a mapping key must be a plain value, found %s", k.Line, yamlnode.Describe(k))
 		}
 		if !seen.add(k.Value) {
 			continue // first wins, as with merge keys
