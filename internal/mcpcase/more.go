@@ -64,7 +64,7 @@ func moreSections() []*incidentlib.Section {
 	seen := map[string]bool{}
 	for i := range incidentlib.Sections {
 		s := &incidentlib.Sections[i]
-		if _, ok := incidentField[s.MCP]; s.MCP == "" || ok || seen[s.MCP] {
+		if _, ok := places[s.MCP]; s.MCP == "" || ok || seen[s.MCP] {
 			continue
 		}
 		seen[s.MCP] = true
@@ -100,10 +100,12 @@ func Schema[T any]() (*jsonschema.Schema, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, sec := range moreSections() {
-		if err := canGoInMore(sec); err != nil {
+	for i := range incidentlib.Sections {
+		if err := checkSection(&incidentlib.Sections[i]); err != nil {
 			return nil, err
 		}
+	}
+	for _, sec := range moreSections() {
 		if s.Properties[sec.MCP] != nil {
 			continue // T has a field of that name (kubegap's cited_by, say)
 		}
