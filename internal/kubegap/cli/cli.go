@@ -1,7 +1,7 @@
 // Package cli is kubegap's command line: scan, checks, explain, rbac and
 // mcp. Main runs it and returns the process exit code: 0 clean, 1 findings
-// at or above --fail-on, 2 the tool failed, 3 scanned but part of the
-// input could not be read.
+// at or above --fail-on, 2 a user error (flags, input), 3 scanned but part
+// of the input could not be read, 4 an internal error.
 package cli
 
 import (
@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -34,27 +35,60 @@ import (
 // Version is kubegap's version, set at link time.
 var Version = "dev"
 
-// Exit codes.
+// Exit codes. A user error (ExitFailed) is one the user can fix by
+// changing the flags or the input; an internal error (ExitInternal) is
+// kubegap's own failure.
 const (
 	ExitClean    = 0
 	ExitFindings = 1
-	ExitFailed   = 2
+	// ExitFailed: the scan could not be done as asked: bad flags or
+	// arguments, a path that cannot be read, a cluster that cannot be
+	// reached, an input with no object a check reads, no check evaluated;
+	// with --strict, any input problem.
+	ExitFailed = 2
 	// ExitIncomplete: the scan ran and reported, but part of the input
 	// could not be read (error-level problems), so a clean or findings
 	// result speaks only of the rest. It wins over ExitFindings.
 	ExitIncomplete = 3
+	// ExitInternal: kubegap itself failed (a panic, its embedded case
+	// library did not load, the report could not be written); no flag or
+	// input change is asked for.
+	ExitInternal = 4
 )
 
+// exitCodes says what each exit code means; the help lists them in this
+// order.
+var exitCodes = []struct {
+	code    int
+	meaning string
+}{
+	{ExitClean, "clean: no finding at or above --fail-on, and all of the input was read"},
+	{ExitFindings, "findings at or above --fail-on (and all of the input was read)"},
+	{ExitFailed, `user error: bad flags or arguments, a path that cannot be read, a cluster
+it could not reach, an input with no Kubernetes object or none a check
+reads, no check evaluated; with --strict, any input problem`},
+	{ExitIncomplete, `scanned, but part of the input could not be read (invalid YAML, a removed
+API version, a chart or kustomize folder given to -f, ...): the report
+lists each problem; findings, if any, are reported too`},
+	{ExitInternal, `internal error: kubegap itself failed (a panic, its embedded case library
+did not load, the report could not be written); please report it`},
+}
+
 // exitCodesHelp is what the help says of the exit codes.
-const exitCodesHelp = `Exit codes:
-  0  clean: no finding at or above --fail-on, and all of the input was read
-  1  findings at or above --fail-on (and all of the input was read)
-  2  the tool failed: bad flags, unreadable paths, a cluster it could not reach,
-     an input with no Kubernetes object or none a check reads, no check
-     evaluated; with --strict, any input problem
-  3  scanned, but part of the input could not be read (invalid YAML, a removed
-     API version, a chart or kustomize folder given to -f, ...): the report
-     lists each problem; findings, if any, are reported too`
+var exitCodesHelp = func() string {
+	var b strings.Builder
+	b.WriteString("Exit codes:")
+	for _, e := range exitCodes {
+		fmt.Fprintf(&b, "\n  %d  %s", e.code, strings.ReplaceAll(e.meaning, "\n", "\n     "))
+	}
+	return b.String()
+}()
+
+// internalError marks kubegap's own failure (exit 4).
+type internalError struct{ err error }
+
+func (e internalError) Error() string { return "internal error: " + e.err.Error() }
+func (e internalError) Unwrap() error { return e.err }
 
 // errFindings signals exit 1 without printing anything more.
 var errFindings = errors.New("findings at or above --fail-on")
@@ -77,17 +111,36 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	defer stop()
 	root := newRoot(stdin, stdout, stderr)
 	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
+	err := execute(ctx, root)
+	code := exitCode(err)
+	if code != ExitClean && code != ExitFindings {
+		fmt.Fprintf(stderr, "kubegap: %s\n", err)
+	}
+	return code
+}
+
+// execute runs root, turning a panic into an internal error.
+func execute(ctx context.Context, root *cobra.Command) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = internalError{fmt.Errorf("panic: %v\n%s", r, debug.Stack())}
+		}
+	}()
+	return root.ExecuteContext(ctx)
+}
+
+// exitCode is the exit code for what a command returned.
+func exitCode(err error) int {
 	switch {
 	case err == nil:
 		return ExitClean
 	case errors.Is(err, errFindings):
 		return ExitFindings
 	case errors.As(err, new(incompleteError)):
-		fmt.Fprintf(stderr, "kubegap: %s\n", err)
 		return ExitIncomplete
+	case errors.As(err, new(internalError)):
+		return ExitInternal
 	default:
-		fmt.Fprintf(stderr, "kubegap: %s\n", err)
 		return ExitFailed
 	}
 }
@@ -210,7 +263,7 @@ func newScan(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 				return err
 			}
 			if err := report.Write(stdout, res, f.output, f.lang, Version); err != nil {
-				return err
+				return internalError{fmt.Errorf("write the report: %w", err)}
 			}
 			// Never silent: a scan that could evaluate nothing, or (with
 			// --strict) one that could not read all of its input, fails.
@@ -414,7 +467,7 @@ func LiveScan(ctx context.Context, o live.Options, timeout time.Duration, cs []*
 func loadCorpus() (*corpus.Corpus, error) {
 	c, err := corpus.LoadEmbedded()
 	if err != nil {
-		return nil, fmt.Errorf("load the embedded corpus: %w", err)
+		return nil, internalError{fmt.Errorf("load the embedded corpus: %w", err)}
 	}
 	return c, nil
 }

@@ -3,14 +3,22 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"net"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/incidentlib/incidentlib/internal/kubegap/checks"
 	"github.com/incidentlib/incidentlib/internal/kubegap/report/sariftest"
@@ -360,5 +368,140 @@ func TestKubectlPlugin(t *testing.T) {
 	programName = "kubegap"
 	if _, out, _ := run(t, "", "--help"); strings.Contains(out, "kubectl gap [command]") {
 		t.Errorf("run as kubegap, help names kubectl gap:\n%s", out)
+	}
+}
+
+// exitConstants reads the Exit* constants of this package's source, so
+// that a new exit code cannot be left out of the help unnoticed, and checks
+// that exitCode returns only them.
+func exitConstants(t *testing.T) map[string]int {
+	t.Helper()
+	fset := token.NewFileSet()
+	names, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	consts := map[string]int{}
+	var returned []string
+	for _, name := range names {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.GenDecl:
+				if n.Tok != token.CONST {
+					return true
+				}
+				for _, sp := range n.Specs {
+					vs := sp.(*ast.ValueSpec)
+					for i, name := range vs.Names {
+						if !strings.HasPrefix(name.Name, "Exit") {
+							continue
+						}
+						lit, ok := vs.Values[i].(*ast.BasicLit)
+						if !ok || lit.Kind != token.INT {
+							t.Fatalf("%s is not an integer literal", name.Name)
+						}
+						v, _ := strconv.Atoi(lit.Value)
+						consts[name.Name] = v
+					}
+				}
+			case *ast.FuncDecl:
+				if n.Name.Name != "exitCode" {
+					return false
+				}
+				ast.Inspect(n.Body, func(m ast.Node) bool {
+					if r, ok := m.(*ast.ReturnStmt); ok {
+						for _, e := range r.Results {
+							id, ok := e.(*ast.Ident)
+							if !ok {
+								t.Errorf("exitCode returns %T, not an Exit constant", e)
+								continue
+							}
+							returned = append(returned, id.Name)
+						}
+					}
+					return true
+				})
+				return false
+			}
+			return true
+		})
+	}
+	if len(consts) < 5 {
+		t.Fatalf("found only %v", consts)
+	}
+	for _, r := range returned {
+		if _, ok := consts[r]; !ok {
+			t.Errorf("exitCode returns %s, which is not an Exit constant", r)
+		}
+	}
+	for name := range consts {
+		if !slices.Contains(returned, name) {
+			t.Errorf("exitCode never returns %s", name)
+		}
+	}
+	return consts
+}
+
+// TestHelpListsExitCodes: the help of kubegap and of kubegap scan lists
+// every exit code the code declares (and exitCode returns), each once,
+// and no other.
+func TestHelpListsExitCodes(t *testing.T) {
+	consts := exitConstants(t)
+	line := regexp.MustCompile(`(?m)^  (\d+)  \S`)
+	for _, args := range [][]string{{"--help"}, {"scan", "--help"}} {
+		code, out, _ := run(t, "", args...)
+		if code != ExitClean {
+			t.Fatalf("%v: exit %d", args, code)
+		}
+		_, after, ok := strings.Cut(out, "Exit codes:\n")
+		if !ok {
+			t.Fatalf("%v: no exit codes:\n%s", args, out)
+		}
+		section, _, _ := strings.Cut(after, "\n\n")
+		listed := map[int]int{}
+		for _, m := range line.FindAllStringSubmatch(section, -1) {
+			n, _ := strconv.Atoi(m[1])
+			listed[n]++
+		}
+		for name, v := range consts {
+			if listed[v] != 1 {
+				t.Errorf("%v: %s (%d) is listed %d times in\n%s", args, name, v, listed[v], section)
+			}
+			delete(listed, v)
+		}
+		if len(listed) > 0 {
+			t.Errorf("%v: the help lists codes no constant declares: %v", args, listed)
+		}
+	}
+}
+
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
+
+// TestExitInternal: kubegap's own failures exit 4, apart from user errors
+// (2): a report that cannot be written, and a panic, which is caught and
+// named.
+func TestExitInternal(t *testing.T) {
+	var errb bytes.Buffer
+	code := Main([]string{"scan", "-f", fixtures + "/dns-few-replicas/pass.yaml", "--checks", "dns-few-replicas"}, strings.NewReader(""), failingWriter{}, &errb)
+	if code != ExitInternal || !strings.Contains(errb.String(), "internal error: write the report: disk full") {
+		t.Errorf("unwritable report: exit %d, stderr %q", code, errb.String())
+	}
+	cmd := &cobra.Command{Use: "boom", RunE: func(*cobra.Command, []string) error { panic("a bug") }}
+	cmd.SetArgs(nil)
+	err := execute(t.Context(), cmd)
+	if exitCode(err) != ExitInternal || err == nil || !strings.Contains(err.Error(), "internal error: panic: a bug") {
+		t.Errorf("panic: exit %d, error %v", exitCode(err), err)
+	}
+	if code, _, stderr := run(t, "", "scan", "--no-such-flag"); code != ExitFailed || strings.Contains(stderr, "internal error") {
+		t.Errorf("bad flag: exit %d, stderr %q", code, stderr)
 	}
 }
