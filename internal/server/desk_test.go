@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/incidentlib/incidentlib/internal/corpus"
 	"github.com/incidentlib/incidentlib/internal/server"
 )
 
@@ -241,8 +242,8 @@ func TestDesk(t *testing.T) {
 	if r := ts.getNoFollow(t, "/desk", "Cookie", "il_desk="+exp+"9."+rest); r.status != 303 {
 		t.Errorf("a session with a changed expiry opens the desk: %d", r.status)
 	}
+	unrev := unreviewedCase(t, ts)
 	desk := ts.get(t, "/desk", "Cookie", sess)
-	unrev := unreviewedInCorpus(t)
 	body := string(desk.body)
 	if desk.status != 200 || desk.header.Get("Cache-Control") != "no-store" {
 		t.Fatalf("desk: %d", desk.status)
@@ -315,6 +316,29 @@ func TestDesk(t *testing.T) {
 	if r := ts.getNoFollow(t, "/desk", "Cookie", other); r.status != 200 {
 		t.Errorf("signing one session out ended another: %d", r.status)
 	}
+}
+
+// unreviewedCase makes a case of ts's library unreviewed, whatever the
+// corpus says: its first case, stored again without its review. It fails
+// the test, never skips it, when the case still reads reviewed.
+func unreviewedCase(t *testing.T, ts *testServer) string {
+	t.Helper()
+	c, err := corpus.LoadEmbedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Cases) == 0 {
+		t.Fatal("the corpus has no case to unreview")
+	}
+	k := *c.Cases[0]
+	k.Review.ReviewedAt, k.Review.ReviewedBy = nil, nil
+	if _, err := ts.srv.Library().Put(context.Background(), &k); err != nil {
+		t.Fatalf("storing %s without its review: %v", k.ID, err)
+	}
+	if rv, _ := ts.get(t, "/api/cases/"+k.ID).json(t)["review"].(map[string]any); rv == nil || rv["reviewed_at"] != nil {
+		t.Fatalf("%s still reads reviewed after its review was taken off: %v", k.ID, rv)
+	}
+	return k.ID
 }
 
 // TestDeskSecureCookie: on an https site the session cookie is Secure, and
