@@ -631,7 +631,6 @@ func TestUpsertDelete(t *testing.T) {
 	if ix.All().Case("IL-0049") != nil {
 		t.Fatal("a deleted case is still held")
 	}
-	_ = fmt.Sprint()
 }
 
 // TestFacetsFollowChanges: the facet counts (and the snippet words) follow
