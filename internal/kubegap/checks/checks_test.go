@@ -25,16 +25,18 @@ import (
 // header comments, one line per finding:
 //
 //	# expect: SEVERITY KIND NAMESPACE/NAME line LINE cases ID,ID
+//	# message: the finding's message, in English, exactly
 //
 // (NAMESPACE is "-" for cluster-scoped objects; LINE is the line of the
 // object in the fixture, or "-" for a finding on an object the input does
 // not hold). The findings must match the list exactly: nothing missing,
-// nothing extra, same severity, same cases, same file and line. A passing
+// nothing extra, same severity, same cases, same file and line, same
+// message (so that a message naming the wrong container fails). A passing
 // fixture holds no expect line and must produce no finding. Both kinds must
 // be evaluated: a check skipped for missing kinds or objects fails the test.
-// KUBEGAP_FIXTURES_PRINT=1 prints what each fixture produced, in the expect
-// form, for writing new fixtures (read them before pasting: they are what
-// the code does, not necessarily what it should do).
+// KUBEGAP_FIXTURES_PRINT=1 prints what each fixture produced, in the
+// fixture's form, for writing new fixtures (read them before pasting: they
+// are what the code does, not necessarily what it should do).
 func TestFixtures(t *testing.T) {
 	all := checks.All()
 	known := map[string]bool{}
@@ -77,7 +79,12 @@ func TestFixtures(t *testing.T) {
 				}
 				got := runFixture(t, c, path)
 				if os.Getenv("KUBEGAP_FIXTURES_PRINT") == "1" {
-					t.Logf("%s:\n%s", path, strings.Join(got, "\n"))
+					var b strings.Builder
+					for _, g := range got {
+						e, m, _ := strings.Cut(g, messageSep)
+						fmt.Fprintf(&b, "\n# expect: %s\n# message: %s", e, m)
+					}
+					t.Logf("%s:%s", path, b.String())
 				}
 				if !slices.Equal(got, want) {
 					t.Errorf("%s: findings differ\n got: %s\nwant: %s", path, strings.Join(got, "\n      "), strings.Join(want, "\n      "))
@@ -87,17 +94,38 @@ func TestFixtures(t *testing.T) {
 	}
 }
 
-var expectRE = regexp.MustCompile(`^#\s*expect:\s*(.*?)\s*$`)
+var (
+	expectRE  = regexp.MustCompile(`^#\s*expect:\s*(.*?)\s*$`)
+	messageRE = regexp.MustCompile(`^#\s*message:\s*(.*?)\s*$`)
+)
 
-// readExpect returns the expect lines of a fixture, normalised and sorted.
+// messageSep joins a finding's expect fields and its message in the form
+// readExpect and runFixture compare.
+const messageSep = " message: "
+
+// readExpect returns the expect lines of a fixture, each with the message
+// line that follows it, normalised and sorted.
 func readExpect(path string) ([]string, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
 	var out []string
+	open := false // the last expect line still wants its message
 	for i, l := range strings.Split(string(data), "\n") {
-		m := expectRE.FindStringSubmatch(strings.TrimSpace(l))
+		l = strings.TrimSpace(l)
+		if m := messageRE.FindStringSubmatch(l); m != nil {
+			if !open {
+				return nil, fmt.Errorf("%s:%d: a message line must follow an expect line, once", path, i+1)
+			}
+			out[len(out)-1] += messageSep + m[1]
+			open = false
+			continue
+		}
+		if open {
+			return nil, fmt.Errorf("%s:%d: want \"# message: TEXT\" after the expect line", path, i+1)
+		}
+		m := expectRE.FindStringSubmatch(l)
 		if m == nil {
 			continue
 		}
@@ -109,6 +137,10 @@ func readExpect(path string) ([]string, error) {
 			return nil, fmt.Errorf("%s:%d: %v", path, i+1, err)
 		}
 		out = append(out, strings.Join(f, " "))
+		open = true
+	}
+	if open {
+		return nil, fmt.Errorf("%s: the last expect line has no \"# message: TEXT\" line after it", path)
 	}
 	sort.Strings(out)
 	return out, nil
@@ -149,7 +181,10 @@ func runFixture(t *testing.T, c *checks.Check, path string) []string {
 		if cases == "" {
 			cases = "-" // a check no case grounds (see uncited)
 		}
-		out = append(out, fmt.Sprintf("%s %s %s/%s line %s cases %s", f.Severity, f.Object.Kind, ns, f.Object.Name, line, cases))
+		if strings.ContainsAny(f.Message.EN, "\r\n") {
+			t.Errorf("%s: a message on more than one line: %q", path, f.Message.EN)
+		}
+		out = append(out, fmt.Sprintf("%s %s %s/%s line %s cases %s", f.Severity, f.Object.Kind, ns, f.Object.Name, line, cases)+messageSep+f.Message.EN)
 	}
 	sort.Strings(out)
 	return out
