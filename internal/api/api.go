@@ -10,13 +10,11 @@ import (
 	"net/http"
 	"net/url"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/incidentlib/incidentlib"
 	"github.com/incidentlib/incidentlib/internal/library"
-	"github.com/incidentlib/incidentlib/internal/locale"
 	"github.com/incidentlib/incidentlib/internal/search"
 	"github.com/incidentlib/incidentlib/internal/view"
 )
@@ -47,7 +45,9 @@ func New(public, all library.Reader, w library.Writer, baseURL, token string, lo
 	return &API{public: public, all: all, write: w, baseURL: strings.TrimRight(baseURL, "/"), token: token, log: log, now: time.Now, bodies: newBodies()}
 }
 
-type handler func(w http.ResponseWriter, r *http.Request) error
+// handler serves a request whose query string p holds, read through the
+// parameter table for its route.
+type handler func(w http.ResponseWriter, r *http.Request, p search.Parsed) error
 
 // Mux is where Install registers the routes; *http.ServeMux is one, and a
 // test may record what is registered.
@@ -55,26 +55,40 @@ type Mux interface {
 	Handle(pattern string, h http.Handler)
 }
 
+// Route is one route of the API: its pattern, the read (or write) whose
+// parameters it takes from the one parameter table, and whether it needs
+// the write token. Every request's query string is read once, before its
+// handler, through search.Parse for Params; the OpenAPI document lists the
+// same parameters from the same table (withParams).
+type Route struct {
+	Pattern string
+	Params  search.Route
+	Write   bool
+	handler func(*API) handler
+}
+
+// Routes is every route of the API.
+var Routes = []Route{
+	{"GET /api/cases", search.RouteSearch, false, func(a *API) handler { return a.listCases }},
+	{"GET /api/cases/{id}", search.RouteCase, false, func(a *API) handler { return a.getCase }},
+	{"PUT /api/cases/{id}", search.RoutePut, true, func(a *API) handler { return a.putCase }},
+	{"DELETE /api/cases/{id}", search.RouteNone, true, func(a *API) handler { return a.deleteCase }},
+	{"POST /api/cases/{id}/review", search.RouteNone, true, func(a *API) handler { return a.review }},
+	{"GET /api/cases/{id}/similar", search.RouteSimilar, false, func(a *API) handler { return a.similar }},
+	{"GET /api/topics", search.RouteLists, false, func(a *API) handler { return a.topics }},
+	{"GET /api/topics/{term}", search.RouteTopic, false, func(a *API) handler { return a.topic }},
+	{"GET /api/vocab", search.RouteLists, false, func(a *API) handler { return a.vocab }},
+	{"GET /api/stats", search.RouteLists, false, func(a *API) handler { return a.stats }},
+	{"GET /api/openapi.json", search.RouteNone, false, func(a *API) handler { return a.openapi }},
+}
+
 // Install registers the API on mux.
 func (a *API) Install(mux Mux) {
-	h := map[string]handler{
-		"GET /api/cases":              a.listCases,
-		"GET /api/cases/{id}":         a.getCase,
-		"PUT /api/cases/{id}":         a.putCase,
-		"DELETE /api/cases/{id}":      a.deleteCase,
-		"POST /api/cases/{id}/review": a.review,
-		"GET /api/cases/{id}/similar": a.similar,
-		"GET /api/topics":             a.topics,
-		"GET /api/topics/{term}":      a.topic,
-		"GET /api/vocab":              a.vocab,
-		"GET /api/stats":              a.stats,
-		"GET /api/openapi.json":       a.openapi,
-	}
 	allowed := map[string][]string{}
-	for pattern, fn := range h {
-		method, path, _ := strings.Cut(pattern, " ")
+	for _, rt := range Routes {
+		method, path, _ := strings.Cut(rt.Pattern, " ")
 		allowed[path] = append(allowed[path], method)
-		mux.Handle(pattern, a.wrap(fn))
+		mux.Handle(rt.Pattern, a.wrap(rt))
 	}
 	for path, methods := range allowed {
 		sort.Strings(methods)
@@ -113,7 +127,8 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-func (a *API) wrap(fn handler) http.Handler {
+func (a *API) wrap(rt Route) http.Handler {
+	fn := rt.handler(a)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		h := w.Header()
 		if r.Method == http.MethodGet || r.Method == http.MethodHead {
@@ -125,10 +140,25 @@ func (a *API) wrap(fn handler) http.Handler {
 		if a.authorized(r) {
 			h.Set("Cache-Control", "private, no-store")
 		}
-		if err := fn(w, r); err != nil {
+		if err := a.serve(w, r, rt, fn); err != nil {
 			WriteError(w, r, a.log, err)
 		}
 	})
+}
+
+// serve checks the token of a write first (a request without it learns
+// nothing else), then reads the parameters, then runs the handler.
+func (a *API) serve(w http.ResponseWriter, r *http.Request, rt Route, fn handler) error {
+	if rt.Write {
+		if err := a.requireToken(r); err != nil {
+			return err
+		}
+	}
+	p, err := parse(r, rt.Params)
+	if err != nil {
+		return err
+	}
+	return fn(w, r, p)
 }
 
 // authorized reports whether the request carries the write token.
@@ -188,80 +218,30 @@ func (a *API) visible(r *http.Request, id string) (*incidentlib.Case, error) {
 
 func (a *API) withURL(c *incidentlib.Case) *incidentlib.Case { return view.WithURL(c, a.baseURL) }
 
-// params checks the query string against the names a route accepts.
-func params(r *http.Request, allowed ...string) (url.Values, error) {
+// parse reads the request's query string through the one parameter table
+// for route: the first bad parameter is the error, with what is allowed.
+func parse(r *http.Request, route search.Route) (search.Parsed, error) {
 	q, err := url.ParseQuery(r.URL.RawQuery)
 	if err != nil {
-		return nil, incidentlib.Errorf(incidentlib.ErrInvalid, "the query string is malformed: %v", err)
+		return search.Parsed{}, incidentlib.Errorf(incidentlib.ErrInvalid, "the query string is malformed: %v", err)
 	}
-	for k, vs := range q {
-		if !contains(allowed, k) {
-			takes := "no parameters"
-			if len(allowed) > 0 {
-				takes = strings.Join(allowed, ", ")
-			}
-			return nil, incidentlib.Errorf(incidentlib.ErrInvalid, "unknown parameter %q; this route takes %s", truncate(k, 40), takes)
-		}
-		for _, v := range vs {
-			if !utf8Valid(v) {
-				return nil, incidentlib.Errorf(incidentlib.ErrInvalid, "parameter %q is not valid UTF-8", k)
-			}
-		}
-	}
-	return q, nil
-}
-
-func utf8Valid(s string) bool { return strings.ToValidUTF8(s, "\uFFFD") == s }
-
-func intParam(q url.Values, name string, def int) (int, error) {
-	v := q.Get(name)
-	if v == "" {
-		return def, nil
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil {
-		return 0, incidentlib.Errorf(incidentlib.ErrInvalid, "%s %q is not a whole number", name, truncate(v, 20))
-	}
-	return n, nil
-}
-
-func langParam(q url.Values) (string, error) {
-	l, err := locale.ParseOr(q.Get("lang"), "ko")
-	if err != nil {
-		return "", incidentlib.Errorf(incidentlib.ErrInvalid, "%v", err)
-	}
-	return l, nil
-}
-
-// queryFromParams turns the query string of GET /api/cases into a search,
-// through the search parameter table; the first bad parameter is the error.
-func queryFromParams(q url.Values) (search.Query, error) {
-	parsed, probs := search.ParseParams(q, search.FaceAPI, 0)
+	p, probs := search.Parse(q, search.FaceAPI, route, 0)
 	if len(probs) > 0 {
-		return parsed.Query, incidentlib.Errorf(incidentlib.ErrInvalid, "%s", probs[0].Error())
+		return p, incidentlib.Errorf(incidentlib.ErrInvalid, "%s", probs[0].Error())
 	}
-	if parsed.Query.Lang == "" {
-		parsed.Query.Lang = "ko"
+	return p, nil
+}
+
+func (a *API) listCases(w http.ResponseWriter, r *http.Request, p search.Parsed) error {
+	fields, err := fieldsOf(p, itemFields)
+	if err != nil {
+		return err
 	}
+	sq := p.Query
+	sq.Lang = p.Lang()
 	// The counts by term cost most of an answer's size; they come when
 	// asked for.
-	parsed.Query.NoFacets = !parsed.Facets
-	return parsed.Query, nil
-}
-
-func (a *API) listCases(w http.ResponseWriter, r *http.Request) error {
-	q, err := url.ParseQuery(r.URL.RawQuery)
-	if err != nil {
-		return incidentlib.Errorf(incidentlib.ErrInvalid, "the query string is malformed: %v", err)
-	}
-	sq, err := queryFromParams(q)
-	if err != nil {
-		return err
-	}
-	fields, err := fieldsParam(q, itemFields)
-	if err != nil {
-		return err
-	}
+	sq.NoFacets = !p.Facets
 	res, err := a.reader(r).Search(sq)
 	if err != nil {
 		return err
@@ -325,16 +305,12 @@ func oneLanguage(v any, lang string) (any, error) {
 }
 
 // writeIn answers v, in one language when the request names one.
-func writeIn(w http.ResponseWriter, r *http.Request, q url.Values, v any) error {
-	if q.Get("lang") == "" {
+func writeIn(w http.ResponseWriter, r *http.Request, p search.Parsed, v any) error {
+	if p.Query.Lang == "" {
 		WriteJSON(w, r, http.StatusOK, v)
 		return nil
 	}
-	lang, err := langParam(q)
-	if err != nil {
-		return err
-	}
-	one, err := oneLanguage(v, lang)
+	one, err := oneLanguage(v, p.Query.Lang)
 	if err != nil {
 		return err
 	}
@@ -342,12 +318,8 @@ func writeIn(w http.ResponseWriter, r *http.Request, q url.Values, v any) error 
 	return nil
 }
 
-func (a *API) getCase(w http.ResponseWriter, r *http.Request) error {
-	q, err := params(r, "lang", "fields")
-	if err != nil {
-		return err
-	}
-	fields, err := fieldsParam(q, caseFields)
+func (a *API) getCase(w http.ResponseWriter, r *http.Request, q search.Parsed) error {
+	fields, err := fieldsOf(q, caseFields)
 	if err != nil {
 		return err
 	}
@@ -361,7 +333,7 @@ func (a *API) getCase(w http.ResponseWriter, r *http.Request) error {
 	}
 	if c.Private {
 		w.Header().Set("Cache-Control", "private, no-store")
-	} else if len(fields) == 0 && q.Get("lang") == "" {
+	} else if len(fields) == 0 && q.Query.Lang == "" {
 		// The whole case in both languages, the common read: its JSON
 		// and ETag are kept per case (cases are never changed in place).
 		e, err := a.bodies.get(c, func() (any, error) { return a.withURL(c), nil })
@@ -384,11 +356,7 @@ type SimilarResponse struct {
 	Items []view.SimilarItem `json:"items"`
 }
 
-func (a *API) similar(w http.ResponseWriter, r *http.Request) error {
-	q, err := params(r, "limit", "lang")
-	if err != nil {
-		return err
-	}
+func (a *API) similar(w http.ResponseWriter, r *http.Request, q search.Parsed) error {
 	id, err := caseID(r)
 	if err != nil {
 		return err
@@ -396,17 +364,12 @@ func (a *API) similar(w http.ResponseWriter, r *http.Request) error {
 	if _, err := a.visible(r, id); err != nil {
 		return err
 	}
-	limit, err := intParam(q, "limit", 10)
+	off := q.Query.Offset
+	sims, err := a.reader(r).SimilarTo(id, min(off+q.Limit(), search.MaxLimit))
 	if err != nil {
 		return err
 	}
-	if limit < 1 || limit > 50 {
-		return incidentlib.Errorf(incidentlib.ErrInvalid, "limit must be between 1 and 50")
-	}
-	sims, err := a.reader(r).SimilarTo(id, limit)
-	if err != nil {
-		return err
-	}
+	sims = sims[min(off, len(sims)):]
 	return writeIn(w, r, q, SimilarResponse{ID: id, Items: view.NewSimilarItems(sims)})
 }
 
@@ -418,11 +381,7 @@ type TopicSummary struct {
 	Count int              `json:"count"`
 }
 
-func (a *API) topics(w http.ResponseWriter, r *http.Request) error {
-	q, err := params(r, "lang")
-	if err != nil {
-		return err
-	}
+func (a *API) topics(w http.ResponseWriter, r *http.Request, q search.Parsed) error {
 	counts := map[string]int{}
 	rd := a.reader(r)
 	for _, c := range rd.Cases() {
@@ -441,28 +400,15 @@ func (a *API) topics(w http.ResponseWriter, r *http.Request) error {
 	return writeIn(w, r, q, map[string]any{"items": items})
 }
 
-func (a *API) topic(w http.ResponseWriter, r *http.Request) error {
-	q, err := params(r, "lang")
+func (a *API) topic(w http.ResponseWriter, r *http.Request, q search.Parsed) error {
+	tp, err := a.reader(r).Topic(r.PathValue("term"), q.Lang())
 	if err != nil {
 		return err
 	}
-	lang, err := langParam(q)
-	if err != nil {
-		return err
-	}
-	tp, err := a.reader(r).Topic(r.PathValue("term"), lang)
-	if err != nil {
-		return err
-	}
-	WriteJSON(w, r, http.StatusOK, view.NewTopicResponse(tp))
-	return nil
+	return writeIn(w, r, q, view.NewTopicResponse(tp).Page(q.Query.Offset, q.Limit()))
 }
 
-func (a *API) vocab(w http.ResponseWriter, r *http.Request) error {
-	q, err := params(r, "lang")
-	if err != nil {
-		return err
-	}
+func (a *API) vocab(w http.ResponseWriter, r *http.Request, q search.Parsed) error {
 	out := map[string][]incidentlib.Term{}
 	for _, name := range incidentlib.VocabNames {
 		out[name] = a.public.Vocab().Lists[name]
@@ -470,22 +416,15 @@ func (a *API) vocab(w http.ResponseWriter, r *http.Request) error {
 	return writeIn(w, r, q, out)
 }
 
-func (a *API) stats(w http.ResponseWriter, r *http.Request) error {
-	if _, err := params(r); err != nil {
-		return err
-	}
+func (a *API) stats(w http.ResponseWriter, r *http.Request, q search.Parsed) error {
 	rd := a.reader(r)
-	WriteJSON(w, r, http.StatusOK, view.ComputeStats(rd.Cases(), rd.Vocab()))
-	return nil
+	return writeIn(w, r, q, view.ComputeStats(rd.Cases(), rd.Vocab()))
 }
 
-func (a *API) openapi(w http.ResponseWriter, r *http.Request) error {
-	if _, err := params(r); err != nil {
-		return err
-	}
+func (a *API) openapi(w http.ResponseWriter, r *http.Request, _ search.Parsed) error {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.Header().Set("Access-Control-Allow-Origin", "*")
-	doc := strings.ReplaceAll(string(OpenAPI), "{{BASE_URL}}", a.baseURL)
+	doc := strings.ReplaceAll(string(OpenAPI()), "{{BASE_URL}}", a.baseURL)
 	WriteJSON(w, r, http.StatusOK, json.RawMessage(doc))
 	return nil
 }
@@ -515,22 +454,8 @@ func decodeBody(r *http.Request, v any) error {
 // errTooLarge is answered 413 (see statusOf).
 var errTooLarge = errors.New("the request body is too large")
 
-// writeTarget checks what every write needs: the token, the query
-// parameters the route allows, and a well-formed case id.
-func (a *API) writeTarget(r *http.Request, allowed ...string) (string, url.Values, error) {
-	if err := a.requireToken(r); err != nil {
-		return "", nil, err
-	}
-	q, err := params(r, allowed...)
-	if err != nil {
-		return "", nil, err
-	}
+func (a *API) putCase(w http.ResponseWriter, r *http.Request, q search.Parsed) error {
 	id, err := caseID(r)
-	return id, q, err
-}
-
-func (a *API) putCase(w http.ResponseWriter, r *http.Request) error {
-	id, q, err := a.writeTarget(r, "private")
 	if err != nil {
 		return err
 	}
@@ -542,13 +467,7 @@ func (a *API) putCase(w http.ResponseWriter, r *http.Request) error {
 	if c.ID != id {
 		return incidentlib.Errorf(incidentlib.ErrInvalid, "the body's id %q differs from the path's %s", truncate(c.ID, 20), id)
 	}
-	switch q.Get("private") {
-	case "", "false":
-	case "true":
-		c.Private = true
-	default:
-		return incidentlib.Errorf(incidentlib.ErrInvalid, "private must be true or false")
-	}
+	c.Private = q.Private
 	created, err := a.write.Put(r.Context(), &c)
 	if err != nil {
 		return err
@@ -563,8 +482,8 @@ func (a *API) putCase(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (a *API) deleteCase(w http.ResponseWriter, r *http.Request) error {
-	id, _, err := a.writeTarget(r)
+func (a *API) deleteCase(w http.ResponseWriter, r *http.Request, _ search.Parsed) error {
+	id, err := caseID(r)
 	if err != nil {
 		return err
 	}
@@ -580,8 +499,8 @@ type ReviewRequest struct {
 	ReviewedBy string `json:"reviewed_by"`
 }
 
-func (a *API) review(w http.ResponseWriter, r *http.Request) error {
-	id, _, err := a.writeTarget(r)
+func (a *API) review(w http.ResponseWriter, r *http.Request, _ search.Parsed) error {
+	id, err := caseID(r)
 	if err != nil {
 		return err
 	}

@@ -2,12 +2,12 @@ package api
 
 import (
 	"encoding/json"
-	"net/url"
 	"reflect"
 	"slices"
 	"strings"
 
 	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/internal/search"
 	"github.com/incidentlib/incidentlib/internal/view"
 )
 
@@ -35,22 +35,16 @@ func jsonKeys(t reflect.Type) []string {
 	return out
 }
 
-// fieldsParam reads fields=a,b (repeatable) against the accepted keys. No
+// fieldsOf checks the fields= names against the accepted keys. No
 // fields means the whole answer.
-func fieldsParam(q url.Values, accepted []string) ([]string, error) {
-	var out []string
-	for _, v := range q["fields"] {
-		for _, f := range strings.Split(v, ",") {
-			if f = strings.TrimSpace(f); f == "" || slices.Contains(out, f) {
-				continue
-			}
-			if !slices.Contains(accepted, f) {
-				return nil, incidentlib.Errorf(incidentlib.ErrInvalid, "unknown field %q; fields takes a comma-separated list of: %s", truncate(f, 40), strings.Join(accepted, ", "))
-			}
-			out = append(out, f)
+func fieldsOf(p search.Parsed, accepted []string) ([]string, error) {
+	for _, f := range p.Fields {
+		if !slices.Contains(accepted, f) {
+			return nil, incidentlib.Errorf(incidentlib.ErrInvalid, "unknown field %q; fields takes a comma-separated list of: %s", truncate(f, 40), strings.Join(accepted, ", "))
 		}
 	}
-	if len(q["fields"]) > 0 && len(out) == 0 {
+	out := p.Fields
+	if p.FieldsGiven && len(out) == 0 {
 		return nil, incidentlib.Errorf(incidentlib.ErrInvalid, "fields is empty; name at least one of: %s", strings.Join(accepted, ", "))
 	}
 	return out, nil

@@ -27,7 +27,7 @@ func TestOpenAPISectionsFromTable(t *testing.T) {
 			complete = false
 		}
 	}
-	if complete && !bytes.Equal(OpenAPI, openapiFile) {
+	if complete && !bytes.Equal(withSections(openapiFile), openapiFile) {
 		t.Errorf("openapi.json describes every section, so it should be served as it is")
 	}
 	for _, key := range []string{"lessons", "remediation"} {

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -31,9 +30,7 @@ func (e *env) openIndex() (*search.View, error) {
 
 func searchCmd(e *env) *cobra.Command {
 	var asJSON bool
-	// The flags come from the search parameter table; their values are read
-	// back as a query string through the same parser as the API's.
-	values := map[string]*[]string{}
+	var params func(string) (search.Parsed, error)
 	cmd := &cobra.Command{
 		Annotations: readsDir(),
 		Use:         "search [flags] QUERY",
@@ -44,29 +41,12 @@ Filters narrow the results: values of one filter are ORed (a case matches with
 any of them), different filters are ANDed.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			v := url.Values{}
-			if len(args) > 0 {
-				v.Set("q", strings.Join(args, " "))
-			}
-			for name, vals := range values {
-				if p := search.ParamNamed(name); p != nil && cmd.Flags().Changed(p.Flag) {
-					v[name] = *vals
-				}
-			}
-			parsed, probs := search.ParseParams(v, search.FaceCLI, 0)
-			if len(probs) > 0 {
-				p := search.ParamNamed(probs[0].Param)
-				msg := probs[0].Error()
-				if p != nil && p.Flag != "" {
-					msg = "--" + p.Flag + ": " + msg
-				}
-				return &ExitError{2, errors.New(msg)}
+			parsed, err := params(strings.Join(args, " "))
+			if err != nil {
+				return err
 			}
 			q := parsed.Query
-			if q.Lang == "" {
-				q.Lang = "ko"
-			}
-			lang := q.Lang
+			q.Lang = parsed.Lang()
 			ix, err := e.openIndex()
 			if err != nil {
 				return err
@@ -78,54 +58,14 @@ any of them), different filters are ANDed.`,
 			if asJSON {
 				return writeJSON(e.stdout, view.NewSearchResponse(res, incidentlib.DefaultBaseURL), true)
 			}
-			printResults(e.stdout, ix, res, lang)
+			printResults(e.stdout, ix, res, q.Lang)
 			return nil
 		},
 	}
-	f := cmd.Flags()
-	f.BoolVar(&asJSON, "json", false, `print {"items": [...], "total": N, "facets": {...}}`)
-	for _, p := range search.Params {
-		if p.Faces&search.FaceCLI == 0 || p.Flag == "" {
-			continue
-		}
-		v := new([]string)
-		values[p.Name] = v
-		usage := p.Doc
-		switch p.Kind {
-		case search.KindTerms, search.KindAllOf, search.KindOrgs:
-			f.StringSliceVar(v, p.Flag, nil, usage+" (repeatable)")
-		default:
-			if p.Kind == search.KindInt && p.Max > 0 {
-				usage = fmt.Sprintf("%s (%d to %d)", usage, p.Min, p.Max)
-			}
-			typ := "string"
-			if p.Kind == search.KindInt {
-				typ = "int"
-			}
-			f.Var(lastValue{v, typ}, p.Flag, usage)
-			if p.Default != "" {
-				f.Lookup(p.Flag).DefValue = p.Default
-			}
-		}
-	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, `print {"items": [...], "total": N, "facets": {...}}`)
+	params = tableFlags(cmd, search.RouteSearch)
 	return cmd
 }
-
-// lastValue is a flag that keeps the last value given, as a one-element
-// list: the form the search parameter parser reads.
-type lastValue struct {
-	v   *[]string
-	typ string // what --help names the value
-}
-
-func (l lastValue) String() string {
-	if l.v == nil || len(*l.v) == 0 {
-		return ""
-	}
-	return (*l.v)[0]
-}
-func (l lastValue) Set(s string) error { *l.v = []string{s}; return nil }
-func (l lastValue) Type() string       { return l.typ }
 
 func printResults(w io.Writer, ix *search.View, res *search.Result, lang string) {
 	for _, n := range res.Notes {
@@ -168,14 +108,18 @@ func asUserError(err error) error {
 
 func similarCmd(e *env) *cobra.Command {
 	var asJSON bool
-	var lang string
-	var limit int
+	var params func(string) (search.Parsed, error)
 	cmd := &cobra.Command{
 		Annotations: readsDir(),
 		Use:         "similar ID|TEXT",
 		Short:       "The cases most similar to a case, or to free text, with the reason",
 		Args:        cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			p, err := params("")
+			if err != nil {
+				return err
+			}
+			lang, limit, offset := p.Lang(), p.Limit(), p.Query.Offset
 			ix, err := e.openIndex()
 			if err != nil {
 				return err
@@ -183,13 +127,14 @@ func similarCmd(e *env) *cobra.Command {
 			var sims []search.Similar
 			arg := strings.TrimSpace(strings.Join(args, " "))
 			if id := strings.ToUpper(arg); len(args) == 1 && ix.Case(id) != nil {
-				sims, err = ix.SimilarTo(id, limit)
+				sims, err = ix.SimilarTo(id, min(offset+limit, search.MaxLimit))
 				if err != nil {
 					return asUserError(err)
 				}
 			} else {
-				sims = ix.SimilarText(arg, limit)
+				sims = ix.SimilarText(arg, min(offset+limit, search.MaxLimit))
 			}
+			sims = sims[min(offset, len(sims)):]
 			if asJSON {
 				return writeJSON(e.stdout, map[string]any{"items": view.NewSimilarItems(sims)}, true)
 			}
@@ -200,20 +145,24 @@ func similarCmd(e *env) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
-	cmd.Flags().StringVar(&lang, "lang", "ko", "ko or en")
-	cmd.Flags().IntVar(&limit, "limit", 10, "how many")
+	params = tableFlags(cmd, search.RouteSimilar)
 	return cmd
 }
 
 func topicCmd(e *env) *cobra.Command {
 	var asJSON bool
-	var lang string
+	var params func(string) (search.Parsed, error)
 	cmd := &cobra.Command{
 		Annotations: readsDir(),
 		Use:         "topic TERM",
 		Short:       "A vocabulary term's cases, the terms that co-occur with it, and counts by year",
 		Args:        cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			p, err := params("")
+			if err != nil {
+				return err
+			}
+			lang := p.Lang()
 			ix, err := e.openIndex()
 			if err != nil {
 				return err
@@ -222,11 +171,15 @@ func topicCmd(e *env) *cobra.Command {
 			if err != nil {
 				return asUserError(err)
 			}
+			page := view.NewTopicResponse(tp).Page(p.Query.Offset, p.Limit())
 			if asJSON {
-				return writeJSON(e.stdout, view.NewTopicResponse(tp), true)
+				return writeJSON(e.stdout, page, true)
 			}
 			fmt.Fprintf(e.stdout, "%s (%s) — %s\n%s\n\n", tp.Term.Label.In(lang), tp.Vocab, tp.Term.ID, tp.Term.Description.In(lang))
-			for _, c := range tp.Cases {
+			if len(page.Cases) > 0 {
+				fmt.Fprintln(e.stdout, locale.Tf(lang, "list.range", page.Total, p.Query.Offset+1, p.Query.Offset+len(page.Cases)))
+			}
+			for _, c := range page.Cases {
 				fmt.Fprintf(e.stdout, "%s  %s · %s  %s\n", c.ID, c.Org, c.Date, c.Title.In(lang))
 			}
 			fmt.Fprintln(e.stdout)
@@ -248,6 +201,6 @@ func topicCmd(e *env) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
-	cmd.Flags().StringVar(&lang, "lang", "ko", "ko or en")
+	params = tableFlags(cmd, search.RouteTopic)
 	return cmd
 }

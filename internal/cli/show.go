@@ -11,23 +11,25 @@ import (
 	"github.com/incidentlib/incidentlib"
 	"github.com/incidentlib/incidentlib/internal/corpus"
 	"github.com/incidentlib/incidentlib/internal/locale"
+	"github.com/incidentlib/incidentlib/internal/search"
 	"github.com/incidentlib/incidentlib/internal/view"
 )
 
 func showCmd(e *env) *cobra.Command {
-	var lang, baseURL string
+	var baseURL string
 	var asJSON bool
+	var params func(string) (search.Parsed, error)
 	cmd := &cobra.Command{
 		Annotations: readsDir(),
 		Use:         "show ID",
 		Short:       "Print one case as a page, or as the JSON the API serves",
 		Args:        cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			l, err := locale.Parse(lang)
+			p, err := params("")
 			if err != nil {
-				return &ExitError{2, fmt.Errorf("--lang: %w", err)}
+				return err
 			}
-			lang = l
+			lang := p.Lang()
 			c, err := e.loadCorpus()
 			if err != nil {
 				return err
@@ -43,7 +45,7 @@ func showCmd(e *env) *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().StringVar(&lang, "lang", "ko", "language of the page: ko or en")
+	params = tableFlags(cmd, search.RouteCase)
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the case as JSON, exactly as the API serves it")
 	cmd.Flags().StringVar(&baseURL, "base-url", incidentlib.DefaultBaseURL, "base URL that case URLs are derived from")
 	return cmd

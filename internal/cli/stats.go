@@ -6,18 +6,24 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/incidentlib/incidentlib/internal/search"
 	"github.com/incidentlib/incidentlib/internal/view"
 )
 
 func statsCmd(e *env) *cobra.Command {
 	var asJSON bool
-	var lang string
+	var params func(string) (search.Parsed, error)
 	cmd := &cobra.Command{
 		Annotations: readsDir(),
 		Use:         "stats",
 		Short:       "Count the cases by year, root cause, component, domain and organisation",
 		Args:        cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			p, err := params("")
+			if err != nil {
+				return err
+			}
+			lang := p.Lang()
 			c, err := e.loadCorpus()
 			if err != nil {
 				return err
@@ -49,6 +55,6 @@ func statsCmd(e *env) *cobra.Command {
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
-	cmd.Flags().StringVar(&lang, "lang", "en", "language of labels: ko or en")
+	params = tableFlags(cmd, search.RouteLists)
 	return cmd
 }

@@ -25,6 +25,11 @@ var Langs = []string{KO, EN}
 
 var tables = map[string]map[string]string{KO: ko, EN: en}
 
+// Pattern is Parse's rule as a JSON Schema pattern (ECMA-262): ko or en
+// in any case, then perhaps a region or encoding. Schemas of a lang input
+// declare it, so a host that validates refuses what Parse refuses.
+const Pattern = `^([kK][oO]|[eE][nN])([-_.@].*)?$`
+
 // Parse reads a language: ko or en, in any case, with or without a region,
 // encoding or modifier as in a locale name (ko-KR, ko_KR.UTF-8, en-US,
 // EN). Anything else, the empty string included, is an error that says

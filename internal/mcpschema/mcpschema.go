@@ -3,6 +3,8 @@ package mcpschema
 
 import (
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/incidentlib/incidentlib/internal/locale"
 )
 
 // Input is the input schema of a tool taking T, with no type union
@@ -27,29 +29,18 @@ func Output(s *jsonschema.Schema) *jsonschema.Schema {
 	return s
 }
 
-// The bounds every tool shares, stated in the schema rather than in prose.
-const (
-	MaxLimit  = 25    // results a call returns at most
-	MaxOffset = 10000 // results a call may skip at most
-)
-
-// bound gives the conventional top-level inputs their closed sets and
-// limits: lang is en or ko, limit 1 to MaxLimit, offset 0 to MaxOffset,
-// view full or summary, sort date or -date.
+// bound gives the conventional top-level inputs their closed sets: lang
+// follows the one language rule (locale.Parse, as a pattern), view is
+// full or summary. Bounds of numbers and other closed sets are each
+// server's own: incidentlib's come from its parameter table, kubegap's
+// from its findings.
 func bound(s *jsonschema.Schema) {
-	f := func(v float64) *float64 { return &v }
 	for name, p := range s.Properties {
 		switch name {
 		case "lang":
-			p.Enum = []any{"en", "ko"}
-		case "limit":
-			p.Minimum, p.Maximum = f(1), f(MaxLimit)
-		case "offset":
-			p.Minimum, p.Maximum = f(0), f(MaxOffset)
+			p.Pattern = locale.Pattern
 		case "view":
 			p.Enum = []any{"full", "summary"}
-		case "sort":
-			p.Enum = []any{"date", "-date"}
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/incidentlib/incidentlib"
 	"github.com/incidentlib/incidentlib/internal/mcpcase"
+	"github.com/incidentlib/incidentlib/internal/search"
 )
 
 // getIncidentTool is the get_incident tool.
@@ -23,15 +24,18 @@ func getIncidentTool(s *Server) tool {
 // GetInput is the input of get_incident.
 type GetInput struct {
 	ID   string `json:"id" jsonschema:"the case id, e.g. IL-0049"`
-	Lang string `json:"lang,omitempty" jsonschema:"language of the answer: en (default) or ko"`
+	Lang string `json:"lang,omitempty" jsonschema:"language of the answer: ko (default) or en"`
 	View string `json:"view,omitempty" jsonschema:"full (default): every section; summary: title, summary, trigger, terms and sources only"`
 }
 
 func (s *Server) getIncident(ctx context.Context, req *mcp.CallToolRequest, in GetInput) (*mcp.CallToolResult, mcpcase.Incident, error) {
-	l, err := lang(in.Lang)
+	v := args{}
+	v.str("lang", in.Lang)
+	p, err := v.parse(search.RouteCase)
 	if err != nil {
 		return nil, mcpcase.Incident{}, err
 	}
+	l := p.Lang()
 	if !mcpcase.ValidView(in.View) {
 		return nil, mcpcase.Incident{}, incidentlib.Errorf(incidentlib.ErrInvalid, "view %q is not known; use full or summary", in.View)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/internal/search"
 )
 
 // getTopicTool is the get_topic tool.
@@ -23,8 +24,8 @@ func getTopicTool(s *Server) tool {
 // TopicInput is the input of get_topic.
 type TopicInput struct {
 	Term   string `json:"term" jsonschema:"a term id such as coredns or config-change, or a label or alias that search reads (kube-dns, OOMKilled); vocab:term when an id exists in several vocabularies"`
-	Lang   string `json:"lang,omitempty" jsonschema:"language of the answer: en (default) or ko"`
-	Limit  int    `json:"limit,omitempty" jsonschema:"cases to list, 1 to 25 (default 10)"`
+	Lang   string `json:"lang,omitempty" jsonschema:"language of the answer: ko (default) or en"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"cases to list, 1 to 100 (default 10)"`
 	Offset int    `json:"offset,omitempty" jsonschema:"cases to skip, for paging"`
 }
 
@@ -49,18 +50,23 @@ type TopicOutput struct {
 }
 
 func (s *Server) getTopic(ctx context.Context, req *mcp.CallToolRequest, in TopicInput) (*mcp.CallToolResult, TopicOutput, error) {
-	l, err := lang(in.Lang)
+	v := args{}
+	v.str("lang", in.Lang)
+	v.int("limit", in.Limit)
+	v.int("offset", in.Offset)
+	p, err := v.parse(search.RouteTopic)
 	if err != nil {
 		return nil, TopicOutput{}, err
 	}
+	l := p.Lang()
 	tp, err := s.ix.Topic(strings.TrimSpace(in.Term), l)
 	if err != nil {
 		return nil, TopicOutput{}, fmt.Errorf("%w; the vocab tool lists the terms", err)
 	}
 	out := TopicOutput{Vocab: tp.Vocab, Term: tp.Term.ID, Label: tp.Term.Label.In(l), Description: tp.Term.Description.In(l),
 		Total: len(tp.Cases), Cases: []Item{}, CoOccurring: map[string][]TermCount{}, ByYear: map[string]int{}}
-	from := min(max(in.Offset, 0), len(tp.Cases))
-	to := min(from+clampLimit(in.Limit), len(tp.Cases))
+	from := min(p.Query.Offset, len(tp.Cases))
+	to := min(from+p.Limit(), len(tp.Cases))
 	for _, c := range tp.Cases[from:to] {
 		out.Cases = append(out.Cases, Item{ID: c.ID, Org: c.Org, Date: c.Date, Title: c.Title.In(l), RootCause: c.RootCause, URL: incidentlib.CaseURL(s.baseURL, c.ID)})
 	}

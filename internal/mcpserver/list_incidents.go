@@ -5,7 +5,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/incidentlib/incidentlib"
 	"github.com/incidentlib/incidentlib/internal/search"
 )
 
@@ -21,27 +20,26 @@ func listIncidentsTool(s *Server) tool {
 
 // ListInput is the input of list_incidents.
 type ListInput struct {
-	Lang    string   `json:"lang,omitempty" jsonschema:"language of the answer: en (default) or ko"`
+	Lang    string   `json:"lang,omitempty" jsonschema:"language of the answer: ko (default) or en"`
 	Filters *Filters `json:"filters,omitempty" jsonschema:"optional filters"`
-	Sort    string   `json:"sort,omitempty" jsonschema:"date (newest first, default) or -date (oldest first)"`
-	Limit   int      `json:"limit,omitempty" jsonschema:"results to return, 1 to 25 (default 10)"`
+	Sort    string   `json:"sort,omitempty" jsonschema:"date (newest first, default), -date (oldest first), or relevance (the same as date in a list without text)"`
+	Limit   int      `json:"limit,omitempty" jsonschema:"results to return, 1 to 100 (default 10)"`
 	Offset  int      `json:"offset,omitempty" jsonschema:"results to skip, for paging"`
 }
 
 func (s *Server) listIncidents(ctx context.Context, req *mcp.CallToolRequest, in ListInput) (*mcp.CallToolResult, ListOutput, error) {
-	l, err := lang(in.Lang)
+	v := args{}
+	v.str("lang", in.Lang)
+	v.str("sort", in.Sort)
+	v.int("limit", in.Limit)
+	v.int("offset", in.Offset)
+	in.Filters.add(v)
+	p, err := v.parse(search.RouteSearch)
 	if err != nil {
 		return nil, ListOutput{}, err
 	}
-	sort := in.Sort
-	if sort == "" {
-		sort = search.SortNewest
-	}
-	if sort != search.SortNewest && sort != search.SortOldest {
-		return nil, ListOutput{}, incidentlib.Errorf(incidentlib.ErrInvalid, "sort %q is not supported; use date or -date", in.Sort)
-	}
-	q := search.Query{Lang: l, Sort: sort, Limit: clampLimit(in.Limit), Offset: in.Offset, NoFacets: true}
-	in.Filters.apply(&q)
+	q := p.Query
+	q.Lang, q.Limit, q.NoFacets = p.Lang(), p.Limit(), true
 	out, err := s.page(q)
 	return nil, out, err
 }

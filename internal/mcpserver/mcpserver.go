@@ -6,21 +6,16 @@ package mcpserver
 import (
 	"html"
 	"net/http"
+	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/incidentlib/incidentlib"
 	"github.com/incidentlib/incidentlib/internal/library"
-	"github.com/incidentlib/incidentlib/internal/locale"
 	"github.com/incidentlib/incidentlib/internal/search"
-)
-
-// Caps keep answers small enough for an agent's context window.
-const (
-	DefaultLimit = 10
-	MaxLimit     = 25
 )
 
 // Server holds the MCP server over an index.
@@ -81,23 +76,51 @@ type Filters struct {
 	YearTo        int      `json:"year_to,omitempty" jsonschema:"last year to include"`
 }
 
-func (f *Filters) apply(q *search.Query) {
+// add puts the filters into v under the parameter table's names.
+func (f *Filters) add(v args) {
 	if f == nil {
 		return
 	}
-	q.Filters = map[string][]string{}
-	for name, v := range map[string][]string{
+	for name, vals := range map[string][]string{
 		incidentlib.VocabDomain: f.Domain, incidentlib.VocabSymptoms: f.Symptoms, incidentlib.VocabRootCause: f.RootCause,
-		incidentlib.VocabComponents: f.Components, incidentlib.VocabContributing: f.Contributing, incidentlib.VocabSeverity: f.Severity, search.OrgFilter: f.Org,
+		incidentlib.VocabComponents: f.Components, "components_all": f.ComponentsAll, incidentlib.VocabContributing: f.Contributing,
+		incidentlib.VocabSeverity: f.Severity, search.OrgFilter: f.Org,
 	} {
-		if len(v) > 0 {
-			q.Filters[name] = v
+		if len(vals) > 0 {
+			v[name] = vals
 		}
 	}
-	if len(f.ComponentsAll) > 0 {
-		q.AllOf = map[string][]string{incidentlib.VocabComponents: f.ComponentsAll}
+	v.int("year_from", f.YearFrom)
+	v.int("year_to", f.YearTo)
+}
+
+// args are a tool's arguments as the parameter table reads them: every
+// tool's lang, limit, offset, sort and filters go through search.Parse,
+// the parser of the API, the pages and the command line, so they mean
+// the same, with the same bounds and errors.
+type args url.Values
+
+func (v args) str(name, s string) {
+	if s != "" {
+		v[name] = []string{s}
 	}
-	q.YearFrom, q.YearTo = f.YearFrom, f.YearTo
+}
+
+// int sets a number; 0 is an argument left out (the schemas' minimums
+// refuse a 0 that was sent).
+func (v args) int(name string, n int) {
+	if n != 0 {
+		v[name] = []string{strconv.Itoa(n)}
+	}
+}
+
+// parse reads the arguments for route; the first problem is the error.
+func (v args) parse(route search.Route) (search.Parsed, error) {
+	p, probs := search.Parse(url.Values(v), search.FaceMCP, route, 0)
+	if len(probs) > 0 {
+		return p, incidentlib.Errorf(incidentlib.ErrInvalid, "%s", probs[0].Error())
+	}
+	return p, nil
 }
 
 // Item is one case in a list.
@@ -117,24 +140,6 @@ type ListOutput struct {
 	Items      []Item   `json:"items"`
 	NextOffset int      `json:"next_offset,omitempty" jsonschema:"pass as offset to get the next page; absent on the last page"`
 	Notes      []string `json:"notes,omitempty"`
-}
-
-func lang(l string) (string, error) {
-	v, err := locale.ParseOr(l, "en")
-	if err != nil {
-		return "", incidentlib.Errorf(incidentlib.ErrInvalid, "%v", err)
-	}
-	return v, nil
-}
-
-func clampLimit(n int) int {
-	if n <= 0 {
-		return DefaultLimit
-	}
-	if n > MaxLimit {
-		return MaxLimit
-	}
-	return n
 }
 
 var markRE = regexp.MustCompile(`</?mark>`)

@@ -25,6 +25,7 @@ func TestNoPrivateCaseThroughMCP(t *testing.T) {
 	p.Related, p.RecurrenceOf = nil, nil
 	p.Org, p.OrgSlug = "Hush Corp", "hush-corp"
 	p.Title.EN += " zebracorn"
+	p.Title.KO += " zebracorn"
 	p.Summary.EN += " zebracorn"
 	ix, err := search.New(c.Vocab, append(append([]*incidentlib.Case{}, c.Cases...), &p))
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/internal/search"
 )
 
 // Resources: a case as incident://IL-0049 (?lang=ko for Korean), a topic as
@@ -51,11 +52,11 @@ func resourceTarget(raw, scheme string) (string, string, error) {
 	if name == "" {
 		name = strings.TrimPrefix(u.Opaque, "//")
 	}
-	l, err := lang(u.Query().Get("lang"))
+	p, err := args(u.Query()).parse(search.RouteCase)
 	if err != nil {
 		return "", "", resourceError(raw, err)
 	}
-	return name, l, nil
+	return name, p.Lang(), nil
 }
 
 func (s *Server) readIncident(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {

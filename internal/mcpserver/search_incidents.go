@@ -24,22 +24,27 @@ func searchIncidentsTool(s *Server) tool {
 // SearchInput is the input of search_incidents.
 type SearchInput struct {
 	Query   string   `json:"query" jsonschema:"what to look for, in Korean or English: symptoms, error messages, log lines, components"`
-	Lang    string   `json:"lang,omitempty" jsonschema:"language of the answer: en (default) or ko"`
+	Lang    string   `json:"lang,omitempty" jsonschema:"language of the answer: ko (default) or en"`
 	Filters *Filters `json:"filters,omitempty" jsonschema:"optional filters on vocabulary terms, organisation and years"`
-	Limit   int      `json:"limit,omitempty" jsonschema:"results to return, 1 to 25 (default 10)"`
+	Limit   int      `json:"limit,omitempty" jsonschema:"results to return, 1 to 100 (default 10)"`
 	Offset  int      `json:"offset,omitempty" jsonschema:"results to skip, for paging"`
 }
 
 func (s *Server) searchIncidents(ctx context.Context, req *mcp.CallToolRequest, in SearchInput) (*mcp.CallToolResult, ListOutput, error) {
-	l, err := lang(in.Lang)
+	v := args{}
+	v.str("lang", in.Lang)
+	v.int("limit", in.Limit)
+	v.int("offset", in.Offset)
+	in.Filters.add(v)
+	p, err := v.parse(search.RouteSearch)
 	if err != nil {
 		return nil, ListOutput{}, err
 	}
 	if strings.TrimSpace(in.Query) == "" {
 		return nil, ListOutput{}, incidentlib.Errorf(incidentlib.ErrInvalid, "query is empty; describe the symptom or paste the error, or use list_incidents to browse")
 	}
-	q := search.Query{Text: in.Query, Lang: l, Limit: clampLimit(in.Limit), Offset: in.Offset, NoFacets: true}
-	in.Filters.apply(&q)
+	q := p.Query
+	q.Text, q.Lang, q.Limit, q.NoFacets = in.Query, p.Lang(), p.Limit(), true
 	out, err := s.page(q)
 	return nil, out, err
 }

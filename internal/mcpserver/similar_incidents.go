@@ -25,8 +25,8 @@ func similarIncidentsTool(s *Server) tool {
 type SimilarInput struct {
 	ID     string `json:"id,omitempty" jsonschema:"a case id such as IL-0049; give this or text"`
 	Text   string `json:"text,omitempty" jsonschema:"free text: a description of an incident, an error message or a log line; give this or id"`
-	Lang   string `json:"lang,omitempty" jsonschema:"language of the answer: en (default) or ko"`
-	Limit  int    `json:"limit,omitempty" jsonschema:"results to return, 1 to 25 (default 10)"`
+	Lang   string `json:"lang,omitempty" jsonschema:"language of the answer: ko (default) or en"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"results to return, 1 to 100 (default 10)"`
 	Offset int    `json:"offset,omitempty" jsonschema:"results to skip, for paging (up to 75 similar cases in all)"`
 }
 
@@ -52,13 +52,18 @@ type SimilarOutput struct {
 const maxSimilar = 75
 
 func (s *Server) similarIncidents(ctx context.Context, req *mcp.CallToolRequest, in SimilarInput) (*mcp.CallToolResult, SimilarOutput, error) {
-	l, err := lang(in.Lang)
+	v := args{}
+	v.str("lang", in.Lang)
+	v.int("limit", in.Limit)
+	v.int("offset", in.Offset)
+	p, err := v.parse(search.RouteSimilar)
 	if err != nil {
 		return nil, SimilarOutput{}, err
 	}
 	var sims []search.Similar
-	offset := min(max(in.Offset, 0), maxSimilar)
-	want := min(offset+clampLimit(in.Limit)+1, maxSimilar+1) // one more, to know whether there is a next page
+	l, limit := p.Lang(), p.Limit()
+	offset := min(p.Query.Offset, maxSimilar)
+	want := min(offset+limit+1, maxSimilar+1) // one more, to know whether there is a next page
 	switch {
 	case in.ID != "" && in.Text != "":
 		return nil, SimilarOutput{}, incidentlib.Errorf(incidentlib.ErrInvalid, "give either id or text, not both")
@@ -73,10 +78,10 @@ func (s *Server) similarIncidents(ctx context.Context, req *mcp.CallToolRequest,
 		return nil, SimilarOutput{}, incidentlib.Errorf(incidentlib.ErrInvalid, "give id (a case id) or text (a description or error message)")
 	}
 	out := SimilarOutput{Items: []SimilarItem{}}
-	more := len(sims) > offset+clampLimit(in.Limit) && offset+clampLimit(in.Limit) < maxSimilar
-	sims = sims[min(offset, len(sims)):min(offset+clampLimit(in.Limit), len(sims))]
+	more := len(sims) > offset+limit && offset+limit < maxSimilar
+	sims = sims[min(offset, len(sims)):min(offset+limit, len(sims))]
 	if more {
-		out.NextOffset = offset + clampLimit(in.Limit)
+		out.NextOffset = offset + limit
 	}
 	for _, x := range sims {
 		out.Items = append(out.Items, SimilarItem{x.Case.ID, x.Case.Org, x.Case.Date, x.Case.Title.In(l), float64(int(x.Score*1000)) / 1000, x.Reason.Label.In(l), incidentlib.CaseURL(s.baseURL, x.Case.ID)})

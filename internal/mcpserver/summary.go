@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"unicode/utf8"
+	"unicode"
 )
 
 // A tool answer goes out once in full, as structured content that the
@@ -15,15 +15,24 @@ import (
 // as the text.
 type summarizer interface{ summary() string }
 
-// titleRunes bounds a title in the text summary.
+// titleRunes bounds a title in the text summary, in columns: a Hangul or
+// other wide character takes two (it carries about as much as two Latin
+// letters), so a Korean title is cut at about 45 characters.
 const titleRunes = 90
 
 func clip(s string, n int) string {
-	if utf8.RuneCountInString(s) <= n {
-		return s
+	cols := 0
+	for i, r := range s {
+		w := 1
+		if r >= 0x1100 && (unicode.Is(unicode.Hangul, r) || unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) || unicode.Is(unicode.Katakana, r)) {
+			w = 2
+		}
+		if cols+w > n {
+			return strings.TrimSpace(s[:i]) + "…"
+		}
+		cols += w
 	}
-	r := []rune(s)
-	return strings.TrimSpace(string(r[:n])) + "…"
+	return s
 }
 
 func writeItems(b *strings.Builder, items []Item) {
@@ -51,7 +60,7 @@ func (o ListOutput) summary() string {
 
 func (o SimilarOutput) summary() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d similar cases, most similar first (why each is similar, scores and addresses are in the structured content).\n", len(o.Items))
+	fmt.Fprintf(&b, "%d similar cases, most similar first (reasons, scores, addresses: structured content).\n", len(o.Items))
 	for _, it := range o.Items {
 		fmt.Fprintf(&b, "- %s %s %s: %s\n", it.ID, it.Org, it.Date, clip(it.Title, titleRunes))
 	}
@@ -71,7 +80,7 @@ func (o TopicOutput) summary() string {
 
 func (o VocabOutput) summary() string {
 	var b strings.Builder
-	b.WriteString("Term ids by vocabulary (labels, descriptions and aliases are in the structured content):\n")
+	b.WriteString("Term ids by vocabulary (labels and the rest: structured content):\n")
 	names := make([]string, 0, len(o.Vocabularies))
 	for n := range o.Vocabularies {
 		names = append(names, n)

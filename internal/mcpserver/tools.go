@@ -158,31 +158,38 @@ func readOnly(title string) *mcp.ToolAnnotations {
 }
 
 // inputSchema is the input schema of a tool taking T. The closed sets and
-// bounds the search parameter table holds (lang, offset, the years of the
-// filters) come from the table, so the API and MCP say the same. (The
-// descriptions stay MCP's own: they carry examples an agent needs.)
+// bounds of the parameter table (lang, limit, offset, sort, the years of
+// the filters) come from the table, so the API and MCP say the same and
+// refuse the same values. (The descriptions stay MCP's own: they carry
+// examples an agent needs.)
 func inputSchema[T any]() *jsonschema.Schema {
 	s := mcpschema.Input[T]()
-	for name, p := range s.Properties {
-		sp := search.ParamNamed(name)
-		if sp == nil {
-			continue
-		}
-		switch name {
-		case "lang":
-			p.Enum = toAny(sp.Enum)
-		case "offset":
-			m := float64(sp.Max)
-			p.Maximum = &m
-		}
-	}
-	if f, ok := s.Properties["filters"]; ok {
-		for name, p := range f.Properties {
-			if sp := search.ParamNamed(name); sp != nil && sp.Kind == search.KindInt && sp.Max > 0 {
-				lo, hi := float64(sp.Min), float64(sp.Max)
-				p.Minimum, p.Maximum = &lo, &hi
+	bound := func(props map[string]*jsonschema.Schema) {
+		for name, p := range props {
+			sp := search.ParamNamed(name)
+			if sp == nil || sp.Faces&search.FaceMCP == 0 {
+				continue
+			}
+			switch sp.Kind {
+			case search.KindLang:
+				// The one language rule: ko or en in any case, a region
+				// or encoding after it ignored.
+				p.Pattern = search.LangPattern
+			case search.KindEnum:
+				p.Enum = toAny(sp.Enum)
+			case search.KindInt:
+				lo := float64(sp.Min)
+				p.Minimum = &lo
+				if sp.Max > 0 {
+					hi := float64(sp.Max)
+					p.Maximum = &hi
+				}
 			}
 		}
+	}
+	bound(s.Properties)
+	if f, ok := s.Properties["filters"]; ok {
+		bound(f.Properties)
 	}
 	return s
 }

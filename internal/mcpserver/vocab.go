@@ -23,7 +23,7 @@ func vocabTool(s *Server) tool {
 // VocabInput is the input of vocab.
 type VocabInput struct {
 	Vocab string `json:"vocab,omitempty" jsonschema:"one vocabulary: domain, symptoms, root_cause, components, contributing or severity; empty for all"`
-	Lang  string `json:"lang,omitempty" jsonschema:"language of labels: en (default) or ko"`
+	Lang  string `json:"lang,omitempty" jsonschema:"language of labels: ko (default) or en"`
 	Brief bool   `json:"brief,omitempty" jsonschema:"ids and labels only, without descriptions or aliases (about a third of the full answer)"`
 }
 
@@ -41,10 +41,13 @@ type VocabOutput struct {
 }
 
 func (s *Server) vocab(ctx context.Context, req *mcp.CallToolRequest, in VocabInput) (*mcp.CallToolResult, VocabOutput, error) {
-	l, err := lang(in.Lang)
+	a := args{}
+	a.str("lang", in.Lang)
+	p, err := a.parse(search.RouteLists)
 	if err != nil {
 		return nil, VocabOutput{}, err
 	}
+	l := p.Lang()
 	names := search.FilterFields
 	if in.Vocab != "" {
 		ok := false

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/internal/locale"
 )
 
 // OrgFilter is the filter field of organisations in Query.Filters, and the
@@ -28,6 +29,7 @@ const (
 	KindAllOf                   // the same, all of them
 	KindOrgs                    // organisations by slug or name; any of them
 	KindFields                  // the answer's fields to keep, comma-separated; the face checks the names
+	KindLang                    // a language: ko or en, in any case, a region ignored (en-US is en); see locale.Parse
 )
 
 // Face is a set of the places a parameter is taken.
@@ -38,9 +40,36 @@ const (
 	FaceAPI   Face = 1 << iota // GET /api/cases
 	FacePages                  // the case list page
 	FaceCLI                    // incidentlib search
-	FaceMCP                    // search_incidents and list_incidents (as JSON input, not a query string)
+	FaceMCP                    // MCP's tools and resources (their JSON input, read as a query string)
 	allFaces  = FaceAPI | FacePages | FaceCLI | FaceMCP
 )
+
+// Route is a set of the reads a parameter belongs to. Every face offers
+// the same reads (the API's routes, MCP's tools, the command line's
+// commands), and a parameter means the same on each.
+type Route uint8
+
+// The reads that take parameters.
+const (
+	RouteSearch  Route = 1 << iota // a search or list: GET /api/cases, search_incidents, list_incidents, incidentlib search, the list page
+	RouteCase                      // one case: GET /api/cases/{id}, get_incident, incident://, incidentlib show
+	RouteSimilar                   // similar cases: GET /api/cases/{id}/similar, similar_incidents, incidentlib similar
+	RouteTopic                     // one topic: GET /api/topics/{term}, get_topic, topic://, incidentlib topic
+	RouteLists                     // the vocabulary and the counts: GET /api/topics, /api/vocab, /api/stats, the vocab tool, incidentlib stats
+	RoutePut                       // a case written: PUT /api/cases/{id}
+	allReads           = RouteSearch | RouteCase | RouteSimilar | RouteTopic | RouteLists
+	// RouteNone takes no parameters (the OpenAPI document, DELETE, a review).
+	RouteNone Route = 0
+)
+
+// DefaultLang is the language of every answer that has room for one
+// language and was not asked for another, on every face. Answers with room
+// for both ({"en", "ko"}) give both when lang is not given.
+const DefaultLang = locale.KO
+
+// LangPattern is the language rule (locale.Parse) as a JSON Schema pattern (ECMA-262),
+// for the schemas that declare a lang parameter.
+const LangPattern = locale.Pattern
 
 // Param is one search parameter. Params is the one table of them: the
 // API, the pages, the command line and MCP read their names, kinds,
@@ -53,19 +82,32 @@ type Param struct {
 	Kind    ParamKind
 	Field   string   // for KindTerms and KindAllOf: the vocabulary; KindOrgs: OrgFilter
 	Enum    []string // for KindEnum
-	// Min and Max bound a KindInt. With Clamp, a value outside them is
-	// not refused: the search clamps it and says so in its notes.
+	// Min and Max bound a KindInt: a value outside them is refused with
+	// the bounds (Max 0: no upper bound).
 	Min, Max int
-	Clamp    bool
 	Default  string
 	Faces    Face
-	Doc      string
+	// Routes are the reads that take the parameter; 0 is RouteSearch.
+	Routes Route
+	Doc    string
+}
+
+func (p *Param) routes() Route {
+	if p.Routes == 0 {
+		return RouteSearch
+	}
+	return p.Routes
+}
+
+// Takes reports whether the parameter is taken on face for route.
+func (p *Param) Takes(face Face, route Route) bool {
+	return p.Faces&face != 0 && p.routes()&route != 0
 }
 
 // Params is every search parameter, in the order the pages link them.
 var Params = []Param{
 	{Name: "q", Kind: KindText, Faces: allFaces, Doc: `Search text in Korean or English; "quoted phrases" must match as phrases in short queries.`},
-	{Name: "lang", Flag: "lang", Kind: KindEnum, Enum: []string{"ko", "en"}, Default: "ko", Faces: FaceAPI | FaceCLI | FaceMCP, Doc: "Language of snippets and labels."},
+	{Name: "lang", Flag: "lang", Kind: KindLang, Enum: []string{locale.KO, locale.EN}, Default: DefaultLang, Faces: FaceAPI | FaceCLI | FaceMCP, Routes: allReads, Doc: "Language of the answer: ko (default) or en, in any case (EN and en-US are en). Answers that carry texts in both languages ({\"en\", \"ko\"}) keep one when it is given."},
 	{Name: incidentlib.VocabRootCause, Flag: "root-cause", Kind: KindTerms, Field: incidentlib.VocabRootCause, Faces: allFaces, Doc: "Root cause term ids; any of them (a case has one root cause)."},
 	{Name: incidentlib.VocabComponents, Aliases: []string{"component"}, Flag: "component", Kind: KindTerms, Field: incidentlib.VocabComponents, Faces: allFaces, Doc: "Component term ids; any of them."},
 	{Name: "components_all", Flag: "components-all", Kind: KindAllOf, Field: incidentlib.VocabComponents, Faces: FaceAPI | FaceCLI | FaceMCP, Doc: "Component term ids a case must all carry (the all-of form of components)."},
@@ -79,10 +121,11 @@ var Params = []Param{
 	{Name: "reviewed", Kind: KindBool, Faces: FaceAPI | FacePages, Doc: "Only cases a person has (true) or has not (false) checked against their sources."},
 	{Name: "facets", Kind: KindBool, Faces: FaceAPI, Doc: "true to count the results by vocabulary term (the answer's facets); without it the answer has no facets, which saves most of its size."},
 	{Name: "sort", Flag: "sort", Kind: KindEnum, Enum: []string{SortRelevance, SortNewest, SortOldest}, Faces: allFaces, Doc: "relevance (default with a query), date (newest first, default without) or -date."},
-	{Name: "offset", Flag: "offset", Kind: KindInt, Min: 0, Max: MaxOffset, Clamp: true, Faces: FaceAPI | FaceCLI | FaceMCP, Doc: "Results to skip, for paging."},
-	{Name: "limit", Flag: "limit", Kind: KindInt, Min: 1, Max: MaxLimit, Clamp: true, Default: strconv.Itoa(DefaultLimit), Faces: FaceAPI | FaceCLI | FaceMCP, Doc: "Default 20; larger values are clamped and the answer's notes say so."},
-	{Name: "fields", Kind: KindFields, Faces: FaceAPI, Doc: "Answer only these fields of each result, comma-separated (id,title,url); unknown ones are a 400 that lists the accepted ones. Without it, every field."},
+	{Name: "offset", Flag: "offset", Kind: KindInt, Min: 0, Max: MaxOffset, Faces: FaceAPI | FaceCLI | FaceMCP, Routes: RouteSearch | RouteSimilar | RouteTopic, Doc: "Results to skip, for paging (0 to 10000)."},
+	{Name: "limit", Flag: "limit", Kind: KindInt, Min: 1, Max: MaxLimit, Default: strconv.Itoa(DefaultLimit), Faces: FaceAPI | FaceCLI | FaceMCP, Routes: RouteSearch | RouteSimilar | RouteTopic, Doc: "Results to return, 1 to 100 (default 10); a value outside is refused."},
+	{Name: "fields", Kind: KindFields, Faces: FaceAPI, Routes: RouteSearch | RouteCase, Doc: "Answer only these fields (of each result), comma-separated (id,title,url); unknown ones are refused with the accepted ones listed. Without it, every field."},
 	{Name: "page", Kind: KindInt, Min: 1, Faces: FacePages, Doc: "Page of the list, from 1."},
+	{Name: "private", Kind: KindBool, Faces: FaceAPI, Routes: RoutePut, Doc: "true to store the case as private: only the write token reads it (a case keeps its visibility; delete it to change it)."},
 }
 
 // ParamNamed returns the parameter called name (or one of its aliases),
@@ -96,12 +139,15 @@ func ParamNamed(name string) *Param {
 	return nil
 }
 
-// ParamNames lists the names the face takes, in table order.
-func ParamNames(face Face) []string {
+// ParamNames lists the names the face takes for a search, in table order.
+func ParamNames(face Face) []string { return RouteParamNames(face, RouteSearch) }
+
+// RouteParamNames lists the names the face takes for route, in table order.
+func RouteParamNames(face Face, route Route) []string {
 	var out []string
-	for _, p := range Params {
-		if p.Faces&face != 0 {
-			out = append(out, p.Name)
+	for i := range Params {
+		if Params[i].Takes(face, route) {
+			out = append(out, Params[i].Name)
 		}
 	}
 	return out
@@ -152,13 +198,44 @@ type Parsed struct {
 	// Facets is whether facets=true asked for the counts by term (the
 	// API's; the list page always counts them).
 	Facets bool
+	// Private is whether private=true asked to store a case as private.
+	Private bool
+	// Fields are the names fields= gave, in order, unchecked (the face
+	// knows its fields).
+	Fields      []string
+	FieldsGiven bool // fields= was given, perhaps empty
 }
 
-// ParseParams reads v through the table for one face. Each bad parameter
-// is a problem and is left out of the query; terms and organisations are
-// not checked here (the search does that, with the vocabulary's words).
-// pageSize turns page into Query.Offset; it matters on FacePages only.
+// Lang is the language asked for, or DefaultLang.
+func (p Parsed) Lang() string {
+	if p.Query.Lang == "" {
+		return DefaultLang
+	}
+	return p.Query.Lang
+}
+
+// Limit is the limit asked for, or DefaultLimit.
+func (p Parsed) Limit() int {
+	if p.Query.Limit == 0 {
+		return DefaultLimit
+	}
+	return p.Query.Limit
+}
+
+// ParseParams reads the parameters of a search through the table for one
+// face: Parse for RouteSearch.
 func ParseParams(v url.Values, face Face, pageSize int) (Parsed, []ParamProblem) {
+	return Parse(v, face, RouteSearch, pageSize)
+}
+
+// Parse reads v through the table for one face and route: the one parser
+// of parameters, for every route of the API, every MCP tool, the list
+// pages and the command line. Each bad parameter is a problem and is left
+// out of the query; terms and organisations are not checked here (the
+// search does that, with the vocabulary's words). A number outside its
+// bounds is refused with them, never clamped. pageSize turns page into
+// Query.Offset; it matters on FacePages only.
+func Parse(v url.Values, face Face, route Route, pageSize int) (Parsed, []ParamProblem) {
 	var probs []ParamProblem
 	bad := func(p, val string, k ProblemKind, format string, args ...any) {
 		probs = append(probs, ParamProblem{Param: p, Value: val, Kind: k, msg: fmt.Sprintf(format, args...)})
@@ -171,12 +248,16 @@ func ParseParams(v url.Values, face Face, pageSize int) (Parsed, []ParamProblem)
 	}
 	slices.Sort(names)
 	for _, name := range names {
-		if p := ParamNamed(name); p == nil || p.Faces&face == 0 || (p.Name != name && face != FacePages) {
-			bad(name, "", ProblemUnknown, "unknown parameter %q; this route takes %s", cutParam(name, 40), strings.Join(ParamNames(face), ", "))
+		if p := ParamNamed(name); p == nil || !p.Takes(face, route) || (p.Name != name && face != FacePages) {
+			takes := "no parameters"
+			if names := RouteParamNames(face, route); len(names) > 0 {
+				takes = strings.Join(names, ", ")
+			}
+			bad(name, "", ProblemUnknown, "unknown parameter %q; this route takes %s", cutParam(name, 40), takes)
 		}
 	}
 	for _, p := range Params {
-		if p.Faces&face == 0 {
+		if !p.Takes(face, route) {
 			continue
 		}
 		var raw []string
@@ -208,11 +289,27 @@ func ParseParams(v url.Values, face Face, pageSize int) (Parsed, []ParamProblem)
 				bad(p.Name, one, ProblemEnum, "%s %q is not supported; use %s", p.Name, cutParam(one, 40), strings.Join(p.Enum, ", "))
 				continue
 			}
-			switch p.Name {
-			case "lang":
-				q.Lang = one
-			case "sort":
+			if p.Name == "sort" {
 				q.Sort = one
+			}
+		case KindLang:
+			if one == "" {
+				continue
+			}
+			l, err := locale.Parse(one)
+			if err != nil {
+				bad(p.Name, one, ProblemEnum, "%s %q is not supported; use %s", p.Name, cutParam(one, 40), strings.Join(p.Enum, " or "))
+				continue
+			}
+			q.Lang = l
+		case KindFields:
+			out.FieldsGiven = true
+			for _, r := range raw {
+				for _, f := range strings.Split(r, ",") {
+					if f = strings.TrimSpace(f); f != "" && !slices.Contains(out.Fields, f) {
+						out.Fields = append(out.Fields, f)
+					}
+				}
 			}
 		case KindInt:
 			if one == "" {
@@ -227,7 +324,7 @@ func ParseParams(v url.Values, face Face, pageSize int) (Parsed, []ParamProblem)
 			if p.Name == "page" && pageSize > 0 {
 				max = MaxOffset/pageSize + 1 // no multiplication: it could overflow
 			}
-			if !p.Clamp && (n < p.Min || (max > 0 && n > max)) {
+			if n < p.Min || (max > 0 && n > max) {
 				bad(p.Name, one, ProblemRange, "%s %d is outside %d to %d", p.Name, n, p.Min, max)
 				continue
 			}
@@ -260,6 +357,8 @@ func ParseParams(v url.Values, face Face, pageSize int) (Parsed, []ParamProblem)
 				q.Reviewed = &val
 			case "facets":
 				out.Facets = val
+			case "private":
+				out.Private = val
 			}
 		case KindTerms, KindAllOf, KindOrgs:
 			seen := map[string]bool{}

@@ -2,6 +2,7 @@ package search_test
 
 import (
 	"net/url"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -31,8 +32,10 @@ func TestParseParams(t *testing.T) {
 			want: search.Query{Filters: map[string][]string{"components": {"coredns", "cilium"}, "symptoms": {"oom-kills"}}, Limit: 20}},
 		{name: "the API does not take the pages' aliases", query: "component=coredns", face: search.FaceAPI,
 			want: search.Query{}, probs: []search.ProblemKind{search.ProblemUnknown}, params: []string{"component"}},
-		{name: "limit and offset beyond their bounds are left to clamp", query: "limit=500&offset=-3", face: search.FaceAPI,
-			want: search.Query{Limit: 500, Offset: -3}},
+		{name: "limit and offset beyond their bounds are refused, never clamped", query: "limit=500&offset=-3", face: search.FaceAPI,
+			want: search.Query{}, probs: []search.ProblemKind{search.ProblemRange, search.ProblemRange}, params: []string{"offset", "limit"}},
+		{name: "lang in any case, a region ignored", query: "lang=EN-us", face: search.FaceCLI,
+			want: search.Query{Lang: "en"}},
 		{name: "page turns into an offset", query: "page=3", face: search.FacePages, page: 3,
 			want: search.Query{Offset: 40, Limit: 20}},
 		{name: "a page past the last offset is refused", query: "page=99999999999999999", face: search.FacePages,
@@ -105,5 +108,43 @@ func TestParamsTable(t *testing.T) {
 		if p := search.ParamNamed(f); p == nil || p.Field != f {
 			t.Errorf("filter field %s has no parameter of its own", f)
 		}
+	}
+}
+
+// TestOneRuleForEveryRoute: every read takes lang by the same rule, limit
+// and offset with the same bounds, on every face, and a parameter a route
+// does not take is refused with the ones it does.
+func TestOneRuleForEveryRoute(t *testing.T) {
+	for _, face := range []search.Face{search.FaceAPI, search.FaceCLI, search.FaceMCP} {
+		for _, route := range []search.Route{search.RouteSearch, search.RouteCase, search.RouteSimilar, search.RouteTopic, search.RouteLists} {
+			for _, tc := range []struct{ in, want string }{{"EN", "en"}, {"ko", "ko"}, {"Ko_KR.UTF-8", "ko"}, {"en-GB", "en"}} {
+				p, probs := search.Parse(url.Values{"lang": {tc.in}}, face, route, 0)
+				if len(probs) > 0 || p.Lang() != tc.want {
+					t.Errorf("face %d route %d: lang=%s gives %q %v, want %q", face, route, tc.in, p.Lang(), probs, tc.want)
+				}
+			}
+			if _, probs := search.Parse(url.Values{"lang": {"fr"}}, face, route, 0); len(probs) != 1 || probs[0].Error() != `lang "fr" is not supported; use ko or en` {
+				t.Errorf("face %d route %d: lang=fr gives %v", face, route, probs)
+			}
+			if p, _ := search.Parse(url.Values{}, face, route, 0); p.Lang() != search.DefaultLang {
+				t.Errorf("face %d route %d: the default language is %q, want %q", face, route, p.Lang(), search.DefaultLang)
+			}
+			takesLimit := route == search.RouteSearch || route == search.RouteSimilar || route == search.RouteTopic
+			_, probs := search.Parse(url.Values{"limit": {"101"}}, face, route, 0)
+			switch {
+			case takesLimit && (len(probs) != 1 || probs[0].Error() != "limit 101 is outside 1 to 100"):
+				t.Errorf("face %d route %d: limit=101 gives %v, want the range refused", face, route, probs)
+			case !takesLimit && (len(probs) != 1 || probs[0].Kind != search.ProblemUnknown || !strings.Contains(probs[0].Error(), "this route takes lang")):
+				t.Errorf("face %d route %d: limit, which the route does not take, gives %v", face, route, probs)
+			}
+			if takesLimit {
+				if p, probs := search.Parse(url.Values{"limit": {"100"}, "offset": {"10000"}}, face, route, 0); len(probs) > 0 || p.Limit() != 100 || p.Query.Offset != 10000 {
+					t.Errorf("face %d route %d: limit=100 offset=10000 gives %d %d %v", face, route, p.Limit(), p.Query.Offset, probs)
+				}
+			}
+		}
+	}
+	if _, probs := search.Parse(url.Values{"lang": {"en"}}, search.FaceAPI, search.RouteNone, 0); len(probs) != 1 || !strings.Contains(probs[0].Error(), "this route takes no parameters") {
+		t.Errorf("a route that takes nothing: %v", probs)
 	}
 }

@@ -16,7 +16,7 @@ import (
 
 // Limits on what one search asks for.
 const (
-	DefaultLimit  = 20
+	DefaultLimit  = 10
 	MaxLimit      = 100
 	MaxQueryBytes = 2000 // longer queries are cut; pasted evidence rarely needs more
 	MaxQueryTerms = 64

@@ -347,7 +347,10 @@ func TestOneLanguage(t *testing.T) {
 	if r := ts.get(t, "/api/cases/IL-0049?lang=fr"); r.status != 400 {
 		t.Errorf("lang=fr: %d", r.status)
 	}
-	if r := ts.get(t, "/api/stats?lang=en&x=1"); r.status != 400 || !strings.Contains(string(r.body), "takes no parameters") {
+	if r := ts.get(t, "/api/stats?lang=en&x=1"); r.status != 400 || !strings.Contains(string(r.body), `unknown parameter \"x\"; this route takes lang`) {
+		t.Errorf("an unknown parameter on stats, which takes lang only: %d %s", r.status, r.body)
+	}
+	if r := ts.get(t, "/api/openapi.json?x=1"); r.status != 400 || !strings.Contains(string(r.body), "takes no parameters") {
 		t.Errorf("an unknown parameter on a route without any: %d %s", r.status, r.body)
 	}
 }

@@ -166,20 +166,3 @@ func reviewedInCorpus(t testing.TB) int {
 	}
 	return n
 }
-
-// unreviewedInCorpus returns the first case of the embedded corpus that no
-// person has reviewed yet.
-func unreviewedInCorpus(t testing.TB) string {
-	t.Helper()
-	c, err := corpus.LoadEmbedded()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, k := range c.Cases {
-		if !k.Reviewed() {
-			return k.ID
-		}
-	}
-	t.Skip("every case of the corpus is reviewed")
-	return ""
-}

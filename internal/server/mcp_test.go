@@ -162,7 +162,7 @@ func TestMCPTools(t *testing.T) {
 	// The bound is in the schema: a limit over it is refused, saying so,
 	// rather than cut silently.
 	out, isErr = call(t, cs, "search_incidents", map[string]any{"query": "DNS", "limit": 1000})
-	if !isErr || !strings.Contains(fmt.Sprint(out["error"]), "25") {
+	if !isErr || !strings.Contains(fmt.Sprint(out["error"]), "100") {
 		t.Errorf("limit 1000: %v", out)
 	}
 	out, _ = call(t, cs, "search_incidents", map[string]any{"query": "DNS", "limit": 25})
@@ -173,9 +173,14 @@ func TestMCPTools(t *testing.T) {
 	if ko["id"] != "IL-0049" || !strings.ContainsAny(ko["summary"].(string), "가나다라마바사아자차카타파하") {
 		t.Errorf("get_incident ko: %.200v", ko)
 	}
-	en, _ := call(t, cs, "get_incident", map[string]any{"id": "IL-0049"})
+	en, _ := call(t, cs, "get_incident", map[string]any{"id": "IL-0049", "lang": "en"})
 	if strings.ContainsAny(en["summary"].(string), "가나다라마바사아자차카타파하") {
 		t.Errorf("get_incident en answers in Korean")
+	}
+	// Without lang, the one default of every face: Korean.
+	def, _ := call(t, cs, "get_incident", map[string]any{"id": "IL-0049"})
+	if def["summary"] != ko["summary"] {
+		t.Errorf("get_incident without lang does not answer in Korean, the default")
 	}
 	if msg, isErr := call(t, cs, "get_incident", map[string]any{"id": "IL-9999"}); !isErr || !strings.Contains(msg["error"].(string), "IL-9999") {
 		t.Errorf("unknown id: %v", msg)

@@ -130,6 +130,14 @@ func NewTopicResponse(tp *search.Topic) TopicResponse {
 	return out
 }
 
+// Page keeps limit of the topic's cases from offset on; Total stays the
+// count of them all.
+func (t TopicResponse) Page(offset, limit int) TopicResponse {
+	t.Cases = t.Cases[min(offset, len(t.Cases)):]
+	t.Cases = t.Cases[:min(limit, len(t.Cases))]
+	return t
+}
+
 // Count is a term or value with how many cases carry it.
 type Count struct {
 	Key   string           `json:"key"`
