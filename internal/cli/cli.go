@@ -9,12 +9,60 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime/debug"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/incidentlib/incidentlib"
 	"github.com/incidentlib/incidentlib/internal/corpus"
 )
+
+// Exit codes. A user error (ExitUsage) is one the user fixes by changing
+// the flags, the arguments or the input; a failure (ExitFailure) is
+// incidentlib's own, or its surroundings': 2 and 4 mean the same for
+// kubegap.
+const (
+	ExitOK = 0
+	// ExitProblems: the command ran and found problems in the input it
+	// checks (validate, import, fmt), listed on standard output.
+	ExitProblems = 1
+	// ExitUsage: a user error: bad flags or arguments, an unknown command,
+	// case id or term, a file or folder that does not exist, a query or
+	// input that is not valid, a corpus folder serve refuses.
+	ExitUsage = 2
+	// ExitFailure: incidentlib failed: a file, database or address it
+	// could not read, write or open, a corpus that did not load, an
+	// internal error.
+	ExitFailure = 4
+)
+
+// exitCodes says what each exit code means; --help lists them in this
+// order.
+var exitCodes = []struct {
+	code    int
+	meaning string
+}{
+	{ExitOK, "success"},
+	{ExitProblems, `the input has problems (validate, import, fmt --check): each is listed on
+standard output, and import writes nothing`},
+	{ExitUsage, `user error: bad flags or arguments, an unknown command, case id or term, a
+file or folder that does not exist, a query or input that is not valid,
+a corpus folder serve refuses`},
+	{ExitFailure, `incidentlib failed: a file, database or address it could not read, write
+or open, a corpus that did not load, an internal error; nothing the flags
+can change`},
+}
+
+// exitCodesHelp is what the root command's help says of the exit codes.
+var exitCodesHelp = func() string {
+	var b strings.Builder
+	b.WriteString("Exit codes:")
+	for _, e := range exitCodes {
+		fmt.Fprintf(&b, "\n  %d  %s", e.code, strings.ReplaceAll(e.meaning, "\n", "\n     "))
+	}
+	return b.String()
+}()
 
 // ExitError carries an exit code out of a command.
 type ExitError struct {
@@ -29,24 +77,77 @@ func (e *ExitError) Error() string {
 	return e.Err.Error()
 }
 
-// Main runs the command line with args and returns the process exit code:
-// 0 success, 1 the input has problems (validate, import), 2 the tool failed.
+// usage marks err as a user error (ExitUsage).
+func usage(err error) error { return &ExitError{ExitUsage, err} }
+
+// failure marks err as incidentlib's failure (ExitFailure).
+func failure(err error) error { return &ExitError{ExitFailure, err} }
+
+// failed is what a command returns for err: an ExitError as it is, an
+// invalid input or an unknown id or term (incidentlib.ErrInvalid,
+// ErrNotFound) as a user error, anything else as a failure.
+func failed(err error) error {
+	var ee *ExitError
+	switch {
+	case err == nil || errors.As(err, &ee):
+		return err
+	case errors.Is(err, incidentlib.ErrInvalid) || errors.Is(err, incidentlib.ErrNotFound):
+		return usage(err)
+	default:
+		return failure(err)
+	}
+}
+
+// openFailed is failed for a file or folder named on the command line: one
+// that does not exist is a user error.
+func openFailed(err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return usage(err)
+	}
+	return failed(err)
+}
+
+// Main runs the command line with args and returns the process exit code
+// (exitCodes).
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root := newRoot(stdin, stdout, stderr)
 	root.SetArgs(args)
-	err := root.Execute()
-	if err == nil {
-		return 0
-	}
-	var ee *ExitError
-	if errors.As(err, &ee) {
-		if ee.Err != nil {
-			fmt.Fprintln(stderr, "incidentlib:", ee.Err)
+	err := execute(root)
+	code := exitCode(err)
+	if err != nil {
+		var ee *ExitError
+		if !errors.As(err, &ee) || ee.Err != nil {
+			fmt.Fprintln(stderr, "incidentlib:", err)
 		}
-		return ee.Code
 	}
-	fmt.Fprintln(stderr, "incidentlib:", err)
-	return 2
+	return code
+}
+
+// execute runs root, turning a panic into a failure.
+func execute(root *cobra.Command) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = failure(fmt.Errorf("internal error: panic: %v\n%s", r, debug.Stack()))
+		}
+	}()
+	return root.Execute()
+}
+
+// exitCode is the exit code for what Execute returned. Every command's
+// errors leave it as ExitErrors (newRoot wraps each RunE with failed), so
+// any other error is cobra's refusal of the command line before a command
+// ran: an unknown command or flag, a flag value or a count of arguments
+// that is wrong.
+func exitCode(err error) int {
+	var ee *ExitError
+	switch {
+	case err == nil:
+		return ExitOK
+	case errors.As(err, &ee):
+		return ee.Code
+	default:
+		return ExitUsage
+	}
 }
 
 type env struct {
@@ -60,7 +161,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root := &cobra.Command{
 		Use:           "incidentlib",
 		Short:         "A bilingual library of infrastructure incidents",
-		Long:          "incidentlib loads, checks, searches and serves a library of public infrastructure incident write-ups, each as a structured case in Korean and English.",
+		Long:          "incidentlib loads, checks, searches and serves a library of public infrastructure incident write-ups, each as a structured case in Korean and English.\n\n" + exitCodesHelp,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -69,16 +170,29 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root.SetErr(stderr)
 	root.PersistentFlags().StringVar(&e.dir, "dir", "", "corpus folder (holding cases/ and vocab.yaml); default: the repository around the current folder, else the corpus built into the binary")
 	for _, add := range commands {
-		root.AddCommand(add(e))
+		cmd := add(e)
+		wrapRun(cmd)
+		root.AddCommand(cmd)
 	}
 	// A flag that a command does not use is refused, never ignored.
 	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
 		if f := cmd.Flags().Lookup("dir"); f != nil && f.Changed && cmd.Annotations[dirAnnotation] == "" {
-			return &ExitError{2, fmt.Errorf("%s does not read a corpus folder, so --dir would have no effect; leave it out", cmd.CommandPath())}
+			return usage(fmt.Errorf("%s does not read a corpus folder, so --dir would have no effect; leave it out", cmd.CommandPath()))
 		}
 		return nil
 	}
 	return root
+}
+
+// wrapRun makes cmd's and its subcommands' errors ExitErrors (failed), so
+// that the exit code of an error a command returns is never guessed.
+func wrapRun(cmd *cobra.Command) {
+	if run := cmd.RunE; run != nil {
+		cmd.RunE = func(cmd *cobra.Command, args []string) error { return failed(run(cmd, args)) }
+	}
+	for _, c := range cmd.Commands() {
+		wrapRun(c)
+	}
 }
 
 // dirAnnotation marks a command that reads the corpus folder --dir names
@@ -111,7 +225,7 @@ func locate(dir string) (corpusSource, error) {
 			if filepath.Base(filepath.Clean(dir)) == "cases" {
 				dir = filepath.Dir(filepath.Clean(dir))
 			} else {
-				return corpusSource{}, &ExitError{2, fmt.Errorf("%s has no cases/ folder; give the folder that holds cases/ and vocab.yaml", dir)}
+				return corpusSource{}, usage(fmt.Errorf("%s has no cases/ folder; give the folder that holds cases/ and vocab.yaml", dir))
 			}
 		}
 		src := corpusSource{fsys: os.DirFS(dir), root: dir}
@@ -145,7 +259,7 @@ func isCorpusRoot(d string) bool {
 func (s corpusSource) load() (*corpus.Result, error) {
 	res, err := corpus.Load(s.fsys, s.vocabFS)
 	if err != nil {
-		return nil, &ExitError{2, err}
+		return nil, failure(err)
 	}
 	return res, nil
 }
@@ -180,7 +294,7 @@ func (e *env) readCorpus() (corpusSource, *corpus.Result, error) {
 // loadCorpus loads the corpus for commands that read it; problems are
 // reported on stderr and the valid cases are used.
 func (e *env) loadCorpus() (*corpus.Corpus, error) {
-	_, res, err := e.readCorpus()
+	src, res, err := e.readCorpus()
 	if err != nil {
 		return nil, err
 	}
@@ -188,7 +302,11 @@ func (e *env) loadCorpus() (*corpus.Corpus, error) {
 		fmt.Fprintf(e.stderr, "incidentlib: warning: the corpus has %d problems; run incidentlib validate\n", len(res.Problems))
 	}
 	if res.Corpus == nil {
-		return nil, &ExitError{2, errors.New("the vocabulary is invalid; run incidentlib validate")}
+		err := errors.New("the vocabulary is invalid; run incidentlib validate")
+		if src.root == "" {
+			return nil, failure(err) // the built-in corpus
+		}
+		return nil, usage(err)
 	}
 	return res.Corpus, nil
 }

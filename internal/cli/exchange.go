@@ -39,18 +39,21 @@ case a line) or CSV (one row a case, lists joined with ";").`,
 			if err != nil {
 				return err
 			}
+			if err := exportFormat(format); err != nil {
+				return err
+			}
 			w := e.stdout
 			if output != "" && output != "-" {
 				f, err := os.Create(output)
 				if err != nil {
-					return &ExitError{2, err}
+					return openFailed(err)
 				}
 				defer f.Close()
 				w = f
 			}
 			bw := bufio.NewWriter(w)
 			if err := Export(bw, c, format, baseURL); err != nil {
-				return &ExitError{2, err}
+				return err
 			}
 			return bw.Flush()
 		},
@@ -61,8 +64,21 @@ case a line) or CSV (one row a case, lists joined with ";").`,
 	return cmd
 }
 
+// exportFormat refuses a format Export does not write, with an error of
+// kind ErrInvalid.
+func exportFormat(format string) error {
+	switch format {
+	case "json", "jsonl", "csv":
+		return nil
+	}
+	return incidentlib.Errorf(incidentlib.ErrInvalid, "--format %q is not supported; use json, jsonl or csv", format)
+}
+
 // Export writes every case of c in format.
 func Export(w io.Writer, c *corpus.Corpus, format, baseURL string) error {
+	if err := exportFormat(format); err != nil {
+		return err
+	}
 	cases := make([]*incidentlib.Case, len(c.Cases))
 	for i, k := range c.Cases {
 		cases[i] = view.WithURL(k, baseURL)
@@ -116,7 +132,7 @@ func Export(w io.Writer, c *corpus.Corpus, format, baseURL string) error {
 		cw.Flush()
 		return cw.Error()
 	}
-	return fmt.Errorf("--format %q is not supported; use json, jsonl or csv", format)
+	return nil
 }
 
 func deref(p *string) string {
@@ -149,7 +165,7 @@ progress line counts the cases written.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if dbPath != "" && dbURL != "" {
-				return &ExitError{2, errors.New("give --db (SQLite) or --database-url (PostgreSQL), not both")}
+				return usage(errors.New("give --db (SQLite) or --database-url (PostgreSQL), not both"))
 			}
 			toDB := dbPath != "" || dbURL != ""
 			src, err := locate(e.dir)
@@ -157,7 +173,7 @@ progress line counts the cases written.`,
 				return err
 			}
 			if !toDB && src.root == "" {
-				return &ExitError{2, errors.New("no corpus folder to write to; run inside the repository, pass --dir, or load into a database with --db or --database-url")}
+				return usage(errors.New("no corpus folder to write to; run inside the repository, pass --dir, or load into a database with --db or --database-url"))
 			}
 			data, name, err := e.readInput(args[0])
 			if err != nil {
@@ -168,7 +184,7 @@ progress line counts the cases written.`,
 				return err
 			}
 			if res.Corpus == nil {
-				return &ExitError{2, errors.New("the corpus vocabulary is invalid; run incidentlib validate")}
+				return usage(errors.New("the corpus vocabulary is invalid; run incidentlib validate"))
 			}
 			if toDB {
 				return e.importToDB(cmd.Context(), name, data, res, dbPath, dbURL)
@@ -179,7 +195,7 @@ progress line counts the cases written.`,
 			}
 			for id, data := range files {
 				if err := writeFileAtomic(filepath.Join(src.root, "cases", id+".yaml"), data); err != nil {
-					return &ExitError{2, err}
+					return failure(err)
 				}
 			}
 			fmt.Fprintf(e.stdout, "%d cases written to %s\n", len(files), filepath.Join(src.root, "cases"))
@@ -198,17 +214,17 @@ func (e *env) readInput(arg string) ([]byte, string, error) {
 	if arg != "-" {
 		f, err := os.Open(arg)
 		if err != nil {
-			return nil, "", &ExitError{2, err}
+			return nil, "", openFailed(err)
 		}
 		defer f.Close()
 		r, name = f, arg
 	}
 	data, err := io.ReadAll(io.LimitReader(r, MaxImportSize+1))
 	if err != nil {
-		return nil, "", &ExitError{2, err}
+		return nil, "", failure(err)
 	}
 	if len(data) > MaxImportSize {
-		return nil, "", &ExitError{2, fmt.Errorf("%s is larger than %d MiB; split it", name, MaxImportSize>>20)}
+		return nil, "", usage(fmt.Errorf("%s is larger than %d MiB; split it", name, MaxImportSize>>20))
 	}
 	return data, name, nil
 }
@@ -219,7 +235,7 @@ func (e *env) refuse(probs corpus.Problems) error {
 		fmt.Fprintln(e.stdout, p.String())
 	}
 	fmt.Fprintf(e.stdout, "nothing written: %d problems\n", len(probs))
-	return &ExitError{Code: 1}
+	return &ExitError{Code: ExitProblems}
 }
 
 // importToDB loads the input into a database in one transaction, after
@@ -230,19 +246,19 @@ func (e *env) importToDB(ctx context.Context, name string, data []byte, res *cor
 	cfg.DBPath, cfg.DatabaseURL = dbPath, dbURL
 	st, where, err := openStore(ctx, cfg)
 	if err != nil {
-		return &ExitError{2, err}
+		return failure(err)
 	}
 	defer st.Close()
 	bw, ok := st.(incidentlib.BulkWriter)
 	if !ok {
-		return &ExitError{2, fmt.Errorf("the store %s cannot load many cases at once", where)}
+		return failure(fmt.Errorf("the store %s cannot load many cases at once", where))
 	}
 	if _, err := st.Seed(ctx, res.Corpus.Cases); err != nil {
-		return &ExitError{2, fmt.Errorf("seed %s: %w", where, err)}
+		return failure(fmt.Errorf("seed %s: %w", where, err))
 	}
 	have, err := st.Cases(ctx)
 	if err != nil {
-		return &ExitError{2, err}
+		return failure(err)
 	}
 	cases, _, probs := importCases(name, data, corpus.NewCorpus(res.Corpus.Vocab, have))
 	if len(probs) > 0 {
@@ -257,7 +273,7 @@ func (e *env) importToDB(ctx context.Context, name string, data []byte, res *cor
 		fmt.Fprintln(e.stderr)
 	}
 	if err != nil {
-		return &ExitError{2, fmt.Errorf("nothing loaded into %s: %w", where, err)}
+		return failure(fmt.Errorf("nothing loaded into %s: %w", where, err))
 	}
 	fmt.Fprintf(e.stdout, "%d cases loaded into %s (%d new, %d replaced)\n", len(cases), where, created, len(cases)-created)
 	return nil

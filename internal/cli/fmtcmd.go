@@ -29,7 +29,7 @@ With --check nothing is written; the files that would change are listed and
 the exit code is 1 when there is any.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 && e.dir != "" {
-				return &ExitError{2, errors.New("fmt formats the FILEs given, or every case of the folder --dir names: give one or the other")}
+				return usage(errors.New("fmt formats the FILEs given, or every case of the folder --dir names: give one or the other"))
 			}
 			files := args
 			if len(files) == 0 {
@@ -38,7 +38,7 @@ the exit code is 1 when there is any.`,
 					return err
 				}
 				if src.root == "" {
-					return &ExitError{2, errors.New("no corpus folder to format; run inside the repository, pass --dir or name the files")}
+					return usage(errors.New("no corpus folder to format; run inside the repository, pass --dir or name the files"))
 				}
 				files, _ = filepath.Glob(filepath.Join(src.root, "cases", "*.yaml"))
 				sort.Strings(files)
@@ -47,7 +47,7 @@ the exit code is 1 when there is any.`,
 			for _, f := range files {
 				data, err := os.ReadFile(f)
 				if err != nil {
-					return &ExitError{2, err}
+					return openFailed(err)
 				}
 				out, probs := corpus.Format(f, data, unwrap)
 				if len(probs) > 0 {
@@ -66,7 +66,7 @@ the exit code is 1 when there is any.`,
 					continue
 				}
 				if err := writeFileAtomic(f, out); err != nil {
-					return &ExitError{2, err}
+					return failure(err)
 				}
 			}
 			verb := "rewritten"
@@ -75,7 +75,7 @@ the exit code is 1 when there is any.`,
 			}
 			fmt.Fprintf(e.stdout, "%d of %d files %s, %d could not be read\n", changed, len(files), verb, bad)
 			if bad > 0 || (check && changed > 0) {
-				return &ExitError{Code: 1}
+				return &ExitError{Code: ExitProblems}
 			}
 			return nil
 		},

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -23,7 +22,7 @@ func (e *env) openIndex() (*search.View, error) {
 	}
 	ix, err := search.New(c.Vocab, c.Cases)
 	if err != nil {
-		return nil, &ExitError{2, err}
+		return nil, failure(err)
 	}
 	return ix.Public(), nil
 }
@@ -53,7 +52,7 @@ any of them), different filters are ANDed.`,
 			}
 			res, err := ix.Search(q)
 			if err != nil {
-				return asUserError(err)
+				return err
 			}
 			if asJSON {
 				return writeJSON(e.stdout, view.NewSearchResponse(res, incidentlib.DefaultBaseURL), true)
@@ -99,13 +98,6 @@ func htmlToTerm(s string) string {
 	return strings.NewReplacer("&lt;", "<", "&gt;", ">", "&amp;", "&", "&#34;", `"`, "&#39;", "'").Replace(s)
 }
 
-func asUserError(err error) error {
-	if errors.Is(err, incidentlib.ErrInvalid) || errors.Is(err, incidentlib.ErrNotFound) {
-		return &ExitError{2, err}
-	}
-	return &ExitError{2, err}
-}
-
 func similarCmd(e *env) *cobra.Command {
 	var asJSON bool
 	var params func(string) (search.Parsed, error)
@@ -129,7 +121,7 @@ func similarCmd(e *env) *cobra.Command {
 			if id := strings.ToUpper(arg); len(args) == 1 && ix.Case(id) != nil {
 				sims, err = ix.SimilarTo(id, min(offset+limit, search.MaxLimit))
 				if err != nil {
-					return asUserError(err)
+					return err
 				}
 			} else {
 				sims = ix.SimilarText(arg, min(offset+limit, search.MaxLimit))
@@ -169,7 +161,7 @@ func topicCmd(e *env) *cobra.Command {
 			}
 			tp, err := ix.Topic(args[0], lang)
 			if err != nil {
-				return asUserError(err)
+				return err
 			}
 			page := view.NewTopicResponse(tp).Page(p.Query.Offset, p.Limit())
 			if asJSON {

@@ -111,7 +111,7 @@ func (e *env) serveCorpus() (*corpus.Corpus, error) {
 	if e.dir == "" {
 		c, err := corpus.LoadEmbedded()
 		if err != nil {
-			return nil, &ExitError{2, err}
+			return nil, failure(err)
 		}
 		return c, nil
 	}
@@ -125,10 +125,10 @@ func (e *env) serveCorpus() (*corpus.Corpus, error) {
 			p := res.Problems[0]
 			first = fmt.Sprintf("%s:%d: %s", src.display(p.File), p.Line, p.Msg)
 		}
-		return nil, &ExitError{2, fmt.Errorf("the corpus in %s has %d problems (the first: %s); run incidentlib --dir %s validate, fix them, then serve", e.dir, n, first, e.dir)}
+		return nil, usage(fmt.Errorf("the corpus in %s has %d problems (the first: %s); run incidentlib --dir %s validate, fix them, then serve", e.dir, n, first, e.dir))
 	}
 	if len(res.Corpus.Cases) == 0 {
-		return nil, &ExitError{2, fmt.Errorf("the corpus in %s has no cases; give a folder whose cases/ holds IL-NNNN.yaml files", e.dir)}
+		return nil, usage(fmt.Errorf("the corpus in %s has no cases; give a folder whose cases/ holds IL-NNNN.yaml files", e.dir))
 	}
 	return res.Corpus, nil
 }
@@ -154,13 +154,13 @@ file holding it.`,
 			start := time.Now()
 			log, err := server.NewLogger(cfg, os.Stderr)
 			if err != nil {
-				return &ExitError{2, err}
+				return usage(err) // --log-level or --log-format
 			}
 			if cfg.Token, err = readToken(); err != nil {
-				return &ExitError{2, err}
+				return openFailed(err)
 			}
 			if cfg.TrustedProxies, err = parseProxies(trusted); err != nil {
-				return &ExitError{2, err}
+				return usage(err)
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
@@ -170,12 +170,12 @@ file holding it.`,
 			}
 			st, where, err := openStore(ctx, cfg)
 			if err != nil {
-				return &ExitError{2, err}
+				return failure(err)
 			}
 			ln, err := net.Listen("tcp", cfg.Addr)
 			if err != nil {
 				st.Close()
-				return &ExitError{2, fmt.Errorf("listen on %s: %w; choose another address with --addr", cfg.Addr, err)}
+				return failure(fmt.Errorf("listen on %s: %w; choose another address with --addr", cfg.Addr, err))
 			}
 			if cfg.BaseURL == "" {
 				cfg.BaseURL = incidentlib.BaseURLFor(ln.Addr().String())
@@ -183,7 +183,7 @@ file holding it.`,
 			if cfg.ChecksFor, err = checksFor(); err != nil {
 				ln.Close()
 				st.Close()
-				return &ExitError{2, err}
+				return failure(err)
 			}
 			// A server's heap is its index, which lives as long as the
 			// process, and every request's garbage, which dies at once:
@@ -199,13 +199,13 @@ file holding it.`,
 			if err != nil {
 				ln.Close()
 				st.Close()
-				return &ExitError{2, err}
+				return failure(err)
 			}
 			defer srv.Close()
 			log.Info("serving", "addr", ln.Addr().String(), "base_url", cfg.BaseURL, "store", where,
 				"writes", cfg.Token != "", "startup", time.Since(start).Round(time.Millisecond))
 			if err := srv.Serve(ctx, ln); err != nil {
-				return &ExitError{2, err}
+				return failure(err)
 			}
 			log.Info("stopped")
 			return nil

@@ -36,7 +36,7 @@ func showCmd(e *env) *cobra.Command {
 			}
 			k := c.Case(strings.ToUpper(strings.TrimSpace(args[0])))
 			if k == nil {
-				return &ExitError{2, fmt.Errorf("no case %q; case ids look like IL-0049 (incidentlib search lists them)", args[0])}
+				return incidentlib.Errorf(incidentlib.ErrNotFound, "no case %q; case ids look like IL-0049 (incidentlib search lists them)", args[0])
 			}
 			if asJSON {
 				return writeJSON(e.stdout, view.WithURL(k, baseURL), true)

@@ -42,7 +42,7 @@ vocabulary is used). Default: the repository around the current folder.`,
 			}
 			fmt.Fprintf(e.stdout, "%d valid cases of %d case files, %d problems\n", valid, res.Files, len(res.Problems))
 			if len(res.Problems) > 0 {
-				return &ExitError{Code: 1}
+				return &ExitError{Code: ExitProblems}
 			}
 			return nil
 		},
