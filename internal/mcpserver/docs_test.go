@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"html"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -14,86 +15,81 @@ import (
 	"github.com/incidentlib/incidentlib/internal/web"
 )
 
-// toolNames is the list's tools, sorted.
-func toolNames() []string {
-	var out []string
-	for _, t := range Tools() {
-		out = append(out, t.Name)
-	}
-	sort.Strings(out)
-	return out
-}
-
 func sorted(s []string) []string {
 	s = append([]string{}, s...)
 	sort.Strings(s)
 	return s
 }
 
-// TestDocumentsNameTheTools: the README, the CI Inspector check and the
-// API page name exactly the tools of the list.
-func TestDocumentsNameTheTools(t *testing.T) {
-	want := toolNames()
-	code := regexp.MustCompile("`([a-z_]+)`")
+// TestRegistry: every tool of the list has what the documents and checks
+// read (title, description, About in both languages, examples whose
+// arguments its schema takes).
+func TestRegistry(t *testing.T) {
+	for _, p := range Tools().Check() {
+		t.Error(p)
+	}
+}
 
-	readme, err := os.ReadFile("../../README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var row string
-	for _, l := range strings.Split(string(readme), "\n") {
-		if strings.HasPrefix(l, "| `/mcp` |") {
-			row = l
-		}
-	}
-	before, _, _ := strings.Cut(row, "; resources")
-	var inReadme []string
-	for _, m := range code.FindAllStringSubmatch(before, -1) {
-		inReadme = append(inReadme, m[1])
-	}
-	if diff := cmp.Diff(want, sorted(inReadme)); diff != "" {
-		t.Errorf("README's /mcp row names other tools (-list +README):\n%s", diff)
-	}
-
+// TestDocumentsFollowTheRegistry: nothing names the tools by hand. The CI
+// Inspector check reads the tools and their examples from the registry
+// (tools/mcpexamples) and names none itself; the README names none; the API
+// page lists exactly the registry's tools, each with its About in the
+// page's language.
+func TestDocumentsFollowTheRegistry(t *testing.T) {
+	names := Tools().Names()
 	ci, err := os.ReadFile("../../.ci/mcp-inspector.sh")
 	if err != nil {
 		t.Fatal(err)
 	}
-	loop := regexp.MustCompile(`(?m)^for tool in ([a-z_ ]+); do`).FindSubmatch(ci)
-	if loop == nil {
-		t.Fatal(".ci/mcp-inspector.sh has no `for tool in …; do` loop over the listed tools")
+	for _, want := range []string{"go run ./tools/mcpexamples -names", "go run ./tools/mcpexamples)"} {
+		if !strings.Contains(string(ci), want) {
+			t.Errorf(".ci/mcp-inspector.sh does not read the registry (%s)", want)
+		}
 	}
-	if diff := cmp.Diff(want, sorted(strings.Fields(string(loop[1])))); diff != "" {
-		t.Errorf(".ci/mcp-inspector.sh expects other tools (-list +script):\n%s", diff)
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
 	}
-	called := map[string]bool{}
-	for _, m := range regexp.MustCompile(`--tool-name ([a-z_]+)`).FindAllSubmatch(ci, -1) {
-		called[string(m[1])] = true
-	}
-	for _, name := range want {
-		if !called[name] {
-			t.Errorf(".ci/mcp-inspector.sh never calls %s", name)
+	for _, name := range names {
+		// get_incident is also kubegap's tool, which its section names.
+		if name == "get_incident" {
+			continue
+		}
+		if strings.Contains(string(ci), "tool-name "+name) {
+			t.Errorf(".ci/mcp-inspector.sh calls %s by hand; its calls come from the registry", name)
+		}
+		if strings.Contains(string(readme), "`"+name+"`") {
+			t.Errorf("README names the tool %s by hand; the API page lists the tools from the registry", name)
 		}
 	}
 
-	site, err := web.New(realIndex(t).Public(), web.Options{BaseURL: "https://incidents.example"})
+	var tools []web.Tool
+	for _, tl := range Tools() {
+		tools = append(tools, web.Tool{Name: tl.Def.Name, About: tl.About})
+	}
+	site, err := web.New(realIndex(t).Public(), web.Options{BaseURL: "https://incidents.example", Tools: tools})
 	if err != nil {
 		t.Fatal(err)
 	}
 	mux := http.NewServeMux()
 	site.Install(mux)
-	for _, page := range []string{"/docs/api", "/en/docs/api"} {
+	for page, lang := range map[string]string{"/docs/api": "ko", "/en/docs/api": "en"} {
 		rec := httptest.NewRecorder()
 		mux.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, page, nil))
 		if rec.Code != http.StatusOK {
 			t.Fatalf("GET %s: %d", page, rec.Code)
 		}
 		var onPage []string
-		for _, m := range regexp.MustCompile(`<dt><code>([a-z_]+)</code></dt>`).FindAllStringSubmatch(rec.Body.String(), -1) {
+		for _, m := range regexp.MustCompile(`<dt><code>([a-z_]+)</code></dt><dd>([^<]*)</dd>`).FindAllStringSubmatch(rec.Body.String(), -1) {
 			onPage = append(onPage, m[1])
+			for _, tl := range Tools() {
+				if tl.Def.Name == m[1] && html.UnescapeString(m[2]) != tl.About.In(lang) {
+					t.Errorf("%s says of %s %q, want its About %q", page, m[1], m[2], tl.About.In(lang))
+				}
+			}
 		}
-		if diff := cmp.Diff(want, sorted(onPage)); diff != "" {
-			t.Errorf("%s lists other tools (-list +page):\n%s", page, diff)
+		if diff := cmp.Diff(names, sorted(onPage)); diff != "" {
+			t.Errorf("%s lists other tools (-registry +page):\n%s", page, diff)
 		}
 	}
 }

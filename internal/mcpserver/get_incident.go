@@ -6,19 +6,27 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/incidentlib/incidentlib/internal/mcptool"
+
 	"github.com/incidentlib/incidentlib"
 	"github.com/incidentlib/incidentlib/internal/mcpcase"
 	"github.com/incidentlib/incidentlib/internal/search"
 )
 
 // getIncidentTool is the get_incident tool.
-func getIncidentTool(s *Server) tool {
+func getIncidentTool(s *Server) mcptool.Tool {
 	return newTool(&mcp.Tool{
 		Name:        "get_incident",
 		Title:       "Get an incident",
 		Description: "Return one case in full (summary, trigger, symptoms, detection, remediation, action items, lessons, impact, sources) in one language. Use it after search_incidents or similar_incidents returned an id such as IL-0049.",
-		Annotations: readOnly("Get an incident"),
-	}, s.getIncident)
+		Annotations: mcptool.ReadOnly("Get an incident"),
+	}, incidentlib.Text{EN: "Fetch one case in full.", KO: "사례 하나를 전부 가져옵니다."},
+		[]mcptool.Example{
+			{Args: map[string]any{"id": "IL-0049"}, Want: "conntrack"},
+			{Args: map[string]any{"id": "IL-0195", "lang": "ko"}, Want: "cilium"},
+			{Args: map[string]any{"id": "IL-0461", "view": "summary", "lang": "en"}, Want: "IL-0461"},
+		},
+		s.getIncident)
 }
 
 // GetInput is the input of get_incident.

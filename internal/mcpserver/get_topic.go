@@ -7,18 +7,26 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/incidentlib/incidentlib/internal/mcptool"
+
 	"github.com/incidentlib/incidentlib"
 	"github.com/incidentlib/incidentlib/internal/search"
 )
 
 // getTopicTool is the get_topic tool.
-func getTopicTool(s *Server) tool {
+func getTopicTool(s *Server) mcptool.Tool {
 	return newTool(&mcp.Tool{
 		Name:        "get_topic",
 		Title:       "Get a topic",
 		Description: "Everything about one vocabulary term (a component such as coredns, a root cause such as config-change, a symptom, a contributing factor): its cases, the terms that co-occur with it and counts by year.",
-		Annotations: readOnly("Get a topic"),
-	}, s.getTopic)
+		Annotations: mcptool.ReadOnly("Get a topic"),
+	}, incidentlib.Text{EN: "Return a term's cases and the terms that co-occur.", KO: "용어 하나의 사례와 함께 나오는 용어를 돌려줍니다."},
+		[]mcptool.Example{
+			{Args: map[string]any{"term": "coredns"}, Want: "coredns"},
+			{Args: map[string]any{"term": "config-change", "limit": 2, "offset": 2}, Want: "next_offset"},
+			{Args: map[string]any{"term": "coredns", "limit": 2, "offset": 1, "lang": "ko"}, Want: "IL-"},
+		},
+		s.getTopic)
 }
 
 // TopicInput is the input of get_topic.

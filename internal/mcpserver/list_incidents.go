@@ -5,17 +5,27 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/internal/mcptool"
+
 	"github.com/incidentlib/incidentlib/internal/search"
 )
 
 // listIncidentsTool is the list_incidents tool.
-func listIncidentsTool(s *Server) tool {
+func listIncidentsTool(s *Server) mcptool.Tool {
 	return newTool(&mcp.Tool{
 		Name:        "list_incidents",
 		Title:       "List incidents",
 		Description: "List cases without a query, newest first, optionally filtered by vocabulary terms, organisation or years. Use it to browse (e.g. every case with component cilium since 2022).",
-		Annotations: readOnly("List incidents"),
-	}, s.listIncidents)
+		Annotations: mcptool.ReadOnly("List incidents"),
+	}, incidentlib.Text{EN: "List cases matching filters, newest first.", KO: "조건에 맞는 사례를 최신순으로 나열합니다."},
+		[]mcptool.Example{
+			{Args: map[string]any{"limit": 2}, Want: "next_offset"},
+			{Args: map[string]any{"filters": map[string]any{"severity": []string{"critical", "major"}}, "limit": 5}, Want: "IL-"},
+			{Args: map[string]any{"filters": map[string]any{"components": []string{"coredns"}}, "sort": "date"}, Want: "IL-"},
+			{Args: map[string]any{"offset": 10000}, Want: "items"},
+		},
+		s.listIncidents)
 }
 
 // ListInput is the input of list_incidents.

@@ -45,9 +45,7 @@ func New(ix library.Reader, baseURL, version string) *Server {
 			Resources: &mcp.ResourceCapabilities{},
 		},
 	})
-	for _, t := range s.tools() {
-		t.add(s.srv)
-	}
+	s.tools().Install(s.srv)
 	s.addResources()
 	return s
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/incidentlib/incidentlib/internal/corpus"
 	"github.com/incidentlib/incidentlib/internal/library"
+	"github.com/incidentlib/incidentlib/internal/mcptool"
 	"github.com/incidentlib/incidentlib/internal/search"
 )
 
@@ -102,11 +103,9 @@ func TestToolsFromOneList(t *testing.T) {
 			t.Errorf("%s lacks metadata: %+v", tool.Name, tool)
 		}
 	}
-	for _, tool := range Tools() {
-		want = append(want, tool.Name)
-	}
+	want = Tools().Names()
 	slicesSort := func(s []string) []string { c := append([]string{}, s...); sortStrings(c); return c }
-	if diff := cmp.Diff(slicesSort(want), slicesSort(listed)); diff != "" || len(want) != 6 {
+	if diff := cmp.Diff(want, slicesSort(listed)); diff != "" || len(want) == 0 {
 		t.Errorf("tools (-list +served), %d in the list:\n%s", len(want), diff)
 	}
 }
@@ -235,7 +234,7 @@ func sortStrings(s []string) {
 // inputs are the search parameter table's.
 func TestSchemaBoundsFromTable(t *testing.T) {
 	lang, offset, year := search.ParamNamed("lang"), search.ParamNamed("offset"), search.ParamNamed("year_from")
-	for _, tool := range Tools() {
+	for _, tool := range Tools().Defs() {
 		s := tool.InputSchema.(*jsonschema.Schema)
 		if p := s.Properties["lang"]; p != nil && (lang.Kind != search.KindLang || p.Pattern != search.LangPattern) {
 			t.Errorf("%s: lang pattern %q, want the table's rule %q", tool.Name, p.Pattern, search.LangPattern)
@@ -318,13 +317,9 @@ func TestOutputsMatchSchemas(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	calls := map[string][]map[string]any{
-		"search_incidents":  {{"query": "kube-proxy conntrack DNS", "limit": 3}, {"query": "롤아웃 중 DNS 오류", "lang": "ko"}, {"query": "printer toner office party"}, {"query": "etcd", "offset": 10000}},
-		"get_incident":      {{"id": "IL-0049"}, {"id": "IL-0461", "view": "summary", "lang": "ko"}},
-		"list_incidents":    {{"limit": 2}, {"filters": map[string]any{"components": []string{"coredns"}}, "sort": "date"}, {"offset": 10000}},
-		"get_topic":         {{"term": "coredns"}, {"term": "coredns", "limit": 2, "offset": 1, "lang": "ko"}},
-		"vocab":             {{}, {"vocab": "root_cause", "brief": true}},
-		"similar_incidents": {{"id": "IL-0049", "limit": 3}, {"text": "CoreDNS timeouts after scale-down"}},
+	examples := map[string][]mcptool.Example{}
+	for _, tl := range Tools() {
+		examples[tl.Def.Name] = tl.Examples
 	}
 	checked := 0
 	for _, tl := range listed.Tools {
@@ -340,10 +335,11 @@ func TestOutputsMatchSchemas(t *testing.T) {
 		if err != nil {
 			t.Fatal(tl.Name, err)
 		}
-		if len(calls[tl.Name]) == 0 {
-			t.Errorf("%s: no calls in this test", tl.Name)
+		if len(examples[tl.Name]) == 0 {
+			t.Errorf("%s: no example calls in the registry", tl.Name)
 		}
-		for _, args := range calls[tl.Name] {
+		for _, ex := range examples[tl.Name] {
+			args := ex.Args
 			res, out, err := call(t, cs, tl.Name, args)
 			if err != nil || res.IsError {
 				t.Errorf("%s %v: err %v, result %s", tl.Name, args, err, text(res))
@@ -352,6 +348,9 @@ func TestOutputsMatchSchemas(t *testing.T) {
 			var v any = out
 			if err := resolved.Validate(v); err != nil {
 				t.Errorf("%s %v: answer does not match its output schema: %v", tl.Name, args, err)
+			}
+			if !strings.Contains(jsonOf(out), ex.Want) {
+				t.Errorf("%s %v: the answer lacks %q, which the example wants", tl.Name, args, ex.Want)
 			}
 			checkText(t, tl.Name, args, text(res), out)
 			checked++

@@ -6,19 +6,29 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/incidentlib/incidentlib/internal/mcptool"
+
 	"github.com/incidentlib/incidentlib"
 	"github.com/incidentlib/incidentlib/internal/search"
 )
 
 // searchIncidentsTool is the search_incidents tool.
-func searchIncidentsTool(s *Server) tool {
+func searchIncidentsTool(s *Server) mcptool.Tool {
 	return newTool(&mcp.Tool{
 		Name:  "search_incidents",
 		Title: "Search incidents",
 		Description: "Search the incident library in Korean or English. Use it first when debugging or designing: paste a symptom, an error message, a log line, a metric name or a component (e.g. \"CoreDNS timeouts after scale-down\", \"conntrack_allowance_exceeded\", \"kube-apiserver OOM\"). " +
 			"Optional filters narrow by vocabulary terms (see the vocab tool). Returns short items with a snippet; call get_incident for a whole case. Results are paged: pass next_offset back as offset for more.",
-		Annotations: readOnly("Search incidents"),
-	}, s.searchIncidents)
+		Annotations: mcptool.ReadOnly("Search incidents"),
+	}, incidentlib.Text{EN: "Find cases from a symptom, an error message or a log line.", KO: "증상, 오류 메시지, 로그 한 줄로 사례를 찾습니다."},
+		[]mcptool.Example{
+			{Args: map[string]any{"query": "kube-proxy conntrack DNS", "limit": 3}, Want: "IL-0049"},
+			{Args: map[string]any{"query": "OOMKilled", "filters": map[string]any{"domain": []string{"kubernetes"}}, "limit": 3}, Want: "oom-kills"},
+			{Args: map[string]any{"query": "롤아웃 중 DNS 오류", "lang": "ko"}, Want: "IL-"},
+			{Args: map[string]any{"query": "printer toner office party"}, Want: "items"},
+			{Args: map[string]any{"query": "etcd", "offset": 10000}, Want: "items"},
+		},
+		s.searchIncidents)
 }
 
 // SearchInput is the input of search_incidents.

@@ -7,18 +7,25 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/incidentlib/incidentlib/internal/mcptool"
+
 	"github.com/incidentlib/incidentlib"
 	"github.com/incidentlib/incidentlib/internal/search"
 )
 
 // similarIncidentsTool is the similar_incidents tool.
-func similarIncidentsTool(s *Server) tool {
+func similarIncidentsTool(s *Server) mcptool.Tool {
 	return newTool(&mcp.Tool{
 		Name:        "similar_incidents",
 		Title:       "Similar incidents",
 		Description: "Find the cases most similar to a case id, or to free text (a description of your incident, an error message), each with the reason it is similar (same root cause, shared components or symptoms).",
-		Annotations: readOnly("Similar incidents"),
-	}, s.similarIncidents)
+		Annotations: mcptool.ReadOnly("Similar incidents"),
+	}, incidentlib.Text{EN: "Return the cases most like a given one, with reasons.", KO: "어떤 사례와 비슷한 사례를 이유와 함께 돌려줍니다."},
+		[]mcptool.Example{
+			{Args: map[string]any{"id": "IL-0049", "limit": 3}, Want: "reason"},
+			{Args: map[string]any{"text": "CoreDNS timeouts after scale-down"}, Want: "IL-"},
+		},
+		s.similarIncidents)
 }
 
 // SimilarInput is the input of similar_incidents.

@@ -13,7 +13,6 @@ import (
 // the notes and how to page on; addresses, snippets, scores and the rest
 // are in the structured content. An answer with no summary sends its JSON
 // as the text.
-type summarizer interface{ summary() string }
 
 // titleRunes bounds a title in the text summary, in columns: a Hangul or
 // other wide character takes two (it carries about as much as two Latin
@@ -47,7 +46,7 @@ func writePaging(b *strings.Builder, shown, total, next int) {
 	}
 }
 
-func (o ListOutput) summary() string {
+func (o ListOutput) Summary() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d cases match; %d here (addresses, snippets and every field are in the structured content).\n", o.Total, len(o.Items))
 	writeItems(&b, o.Items)
@@ -58,7 +57,7 @@ func (o ListOutput) summary() string {
 	return b.String()
 }
 
-func (o SimilarOutput) summary() string {
+func (o SimilarOutput) Summary() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d similar cases, most similar first (reasons, scores, addresses: structured content).\n", len(o.Items))
 	for _, it := range o.Items {
@@ -70,7 +69,7 @@ func (o SimilarOutput) summary() string {
 	return b.String()
 }
 
-func (o TopicOutput) summary() string {
+func (o TopicOutput) Summary() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s (%s:%s): %s\n%d cases; %d here (co-occurring terms and counts by year are in the structured content).\n", o.Label, o.Vocab, o.Term, o.Description, o.Total, len(o.Cases))
 	writeItems(&b, o.Cases)
@@ -78,7 +77,7 @@ func (o TopicOutput) summary() string {
 	return b.String()
 }
 
-func (o VocabOutput) summary() string {
+func (o VocabOutput) Summary() string {
 	var b strings.Builder
 	b.WriteString("Term ids by vocabulary (labels and the rest: structured content):\n")
 	names := make([]string, 0, len(o.Vocabularies))

@@ -6,18 +6,25 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/incidentlib/incidentlib/internal/mcptool"
+
 	"github.com/incidentlib/incidentlib"
 	"github.com/incidentlib/incidentlib/internal/search"
 )
 
 // vocabTool is the vocab tool.
-func vocabTool(s *Server) tool {
+func vocabTool(s *Server) mcptool.Tool {
 	return newTool(&mcp.Tool{
 		Name:        "vocab",
 		Title:       "Controlled vocabulary",
 		Description: "List the controlled terms (ids, labels and descriptions) of one vocabulary or of all: domain, symptoms, root_cause, components, contributing, severity. Use the ids as filters in search_incidents and list_incidents.",
-		Annotations: readOnly("Controlled vocabulary"),
-	}, s.vocab)
+		Annotations: mcptool.ReadOnly("Controlled vocabulary"),
+	}, incidentlib.Text{EN: "Return the controlled vocabulary.", KO: "쓸 수 있는 용어 목록을 돌려줍니다."},
+		[]mcptool.Example{
+			{Args: map[string]any{}, Want: "config-change"},
+			{Args: map[string]any{"vocab": "root_cause", "brief": true}, Want: "config-change"},
+		},
+		s.vocab)
 }
 
 // VocabInput is the input of vocab.

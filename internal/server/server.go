@@ -145,6 +145,9 @@ func New(ctx context.Context, cfg Config, st incidentlib.Store, c *corpus.Corpus
 	s.api = api.New(lib.Public(), lib.All(), lib, cfg.BaseURL, cfg.Token, log)
 	s.mcp = mcpserver.New(lib.Public(), cfg.BaseURL, Version)
 	opts := web.Options{BaseURL: cfg.BaseURL, ChecksFor: cfg.ChecksFor, Logger: log}
+	for _, t := range mcpserver.Tools() {
+		opts.Tools = append(opts.Tools, web.Tool{Name: t.Def.Name, About: t.About})
+	}
 	if cs := lib.Corrections(); cs != nil {
 		// Corrections from readers: five an address every ten minutes,
 		// whatever the API's rate.

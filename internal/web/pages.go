@@ -278,7 +278,8 @@ func (s *Site) apiDocs(w http.ResponseWriter, r *http.Request, lang string) erro
 		Nav:         "api",
 		Data: struct {
 			API, MCP, Example string
-		}{s.base + "/api", s.base + "/mcp", "IL-0049"},
+			Tools             []Tool
+		}{s.base + "/api", s.base + "/mcp", "IL-0049", s.tools},
 	})
 }
 

@@ -40,6 +40,15 @@ type Options struct {
 	// Desk turns on the correction form on every case page and the
 	// editors' desk; nil leaves both off.
 	Desk *Desk
+	// Tools are the MCP server's tools, which the API page lists (the
+	// server passes them from the tool registry).
+	Tools []Tool
+}
+
+// Tool is an MCP tool as the API page lists it.
+type Tool struct {
+	Name  string
+	About incidentlib.Text
 }
 
 // Site renders the web pages. It is safe for concurrent use.
@@ -52,6 +61,7 @@ type Site struct {
 	pages  map[string]map[string]*template.Template // page → lang → set
 	assets *assets
 	desk   *desk
+	tools  []Tool
 }
 
 // New builds a Site that reads from ix. It parses every template up front, so a broken
@@ -73,7 +83,7 @@ func New(ix library.Reader, opts Options) (*Site, error) {
 	if u, err := url.Parse(base); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("web.New: base URL %q is not an absolute http(s) address like https://incidents.example.org", opts.BaseURL)
 	}
-	s := &Site{ix: ix, vocab: ix.Vocab(), base: base, checks: opts.ChecksFor, log: opts.Logger, desk: newDesk(opts.Desk)}
+	s := &Site{ix: ix, vocab: ix.Vocab(), base: base, checks: opts.ChecksFor, log: opts.Logger, desk: newDesk(opts.Desk), tools: opts.Tools}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
