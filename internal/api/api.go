@@ -381,20 +381,25 @@ type TopicSummary struct {
 	Count int              `json:"count"`
 }
 
+// termCounter is a Reader that counts its cases per term, as the index
+// keeps them (search.View.TermCounts).
+type termCounter interface {
+	TermCounts() map[string]map[string]int
+}
+
+var _ termCounter = (*search.View)(nil)
+
 func (a *API) topics(w http.ResponseWriter, r *http.Request, q search.Parsed) error {
-	counts := map[string]int{}
 	rd := a.reader(r)
-	for _, c := range rd.Cases() {
-		for _, f := range search.FilterFields {
-			for _, id := range incidentlib.CaseTerms(c, f) {
-				counts[f+"/"+id]++
-			}
-		}
+	tc, ok := rd.(termCounter)
+	if !ok {
+		return fmt.Errorf("api: the Reader %T keeps no term counts", rd)
 	}
+	counts := tc.TermCounts()
 	items := []TopicSummary{}
 	for _, f := range search.FilterFields {
 		for _, t := range rd.Vocab().Lists[f] {
-			items = append(items, TopicSummary{Vocab: f, ID: t.ID, Label: t.Label, Count: counts[f+"/"+t.ID]})
+			items = append(items, TopicSummary{Vocab: f, ID: t.ID, Label: t.Label, Count: counts[f][t.ID]})
 		}
 	}
 	return writeIn(w, r, q, map[string]any{"items": items})

@@ -80,3 +80,41 @@ func (v *View) FindTerm(ref string) (string, *incidentlib.Term) { return v.ix.Fi
 
 // Vocab is the controlled vocabulary.
 func (v *View) Vocab() *incidentlib.Vocab { return v.ix.vocab }
+
+// TermCounts counts, for every vocabulary and every term, the View's cases
+// that carry the term: each vocabulary's terms are all there, a term no
+// case carries with 0. The filter fields' counts are read from the term
+// sets the index keeps, restricted to the View's documents; source kinds,
+// which the index does not keep, are counted over the View's cases.
+func (v *View) TermCounts() map[string]map[string]int {
+	ix := v.ix
+	out := make(map[string]map[string]int, len(incidentlib.VocabNames))
+	for _, name := range incidentlib.VocabNames {
+		out[name] = map[string]int{}
+		for _, t := range ix.vocab.Lists[name] {
+			out[name][t.ID] = 0
+		}
+	}
+	ix.mu.RLock()
+	visible := ix.public
+	if v.private {
+		visible = ix.live
+	}
+	for _, f := range FilterFields {
+		for id := range out[f] {
+			out[f][id] = visible.andCount(ix.termSets[f+"/"+id])
+		}
+	}
+	ix.mu.RUnlock()
+	kinds := out[incidentlib.VocabSourceKind]
+	for _, c := range v.Cases() {
+		seen := map[string]bool{}
+		for _, s := range c.Sources {
+			if !seen[s.Kind] {
+				seen[s.Kind] = true
+				kinds[s.Kind]++
+			}
+		}
+	}
+	return out
+}

@@ -158,7 +158,7 @@ type xhtmlAltLn struct {
 // sitemapPaths lists every page worth indexing, without language prefix:
 // the fixed pages, every public case, every organisation that has one, and
 // every topic that has a case.
-func (s *Site) sitemapPaths() []struct{ path, lastmod string } {
+func (s *Site) sitemapPaths() ([]struct{ path, lastmod string }, error) {
 	type entry = struct{ path, lastmod string }
 	out := []entry{{"/", ""}, {"/cases", ""}, {"/vocab", ""}, {"/stats", ""}, {"/docs/api", ""}, {"/orgs", ""}}
 	cases := s.ix.Cases()
@@ -182,7 +182,10 @@ func (s *Site) sitemapPaths() []struct{ path, lastmod string } {
 	for _, o := range s.ix.Orgs() {
 		out = append(out, entry{orgPath(o.Slug), orgMod[o.Slug]})
 	}
-	counts := s.termCounts(cases)
+	counts, err := s.termCounts()
+	if err != nil {
+		return nil, err
+	}
 	for _, v := range incidentlib.VocabNames {
 		for _, id := range s.vocab.IDs(v) {
 			if counts[v][id] > 0 {
@@ -190,12 +193,16 @@ func (s *Site) sitemapPaths() []struct{ path, lastmod string } {
 			}
 		}
 	}
-	return out
+	return out, nil
 }
 
 func (s *Site) sitemap(w http.ResponseWriter, r *http.Request, _ string) error {
 	us := urlset{XHTML: "http://www.w3.org/1999/xhtml"}
-	for _, e := range s.sitemapPaths() {
+	paths, err := s.sitemapPaths()
+	if err != nil {
+		return err
+	}
+	for _, e := range paths {
 		ko, en := s.base+e.path, s.base+"/en"+e.path
 		alts := []xhtmlAltLn{{"alternate", "ko", ko}, {"alternate", "en", en}, {"alternate", "x-default", ko}}
 		us.URLs = append(us.URLs, sitemapURL{Loc: ko, LastMod: e.lastmod, Alts: alts}, sitemapURL{Loc: en, LastMod: e.lastmod, Alts: alts})

@@ -96,7 +96,10 @@ func (s *Site) orgPage(w http.ResponseWriter, r *http.Request, lang string) erro
 		}
 		return err
 	}
-	counts := s.termCounts(cases)
+	counts, err := s.orgTermCounts(slug, lang)
+	if err != nil {
+		return err
+	}
 	d := orgData{
 		Name:       name,
 		Slug:       slug,
@@ -121,6 +124,24 @@ func (s *Site) orgPage(w http.ResponseWriter, r *http.Request, lang string) erro
 		Feed:          &feedLink{Title: Tf(lang, "org.feed_title", name), URL: d.FeedURL},
 		Data:          d,
 	})
+}
+
+// orgTermCounts is, for every filter field, how many of an organisation's
+// cases carry each term: the facets of a search for them, which the index
+// counts.
+func (s *Site) orgTermCounts(slug, lang string) (map[string]map[string]int, error) {
+	res, err := s.ix.Search(search.Query{Filters: map[string][]string{search.OrgFilter: {slug}}, Lang: lang, Limit: 1})
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]map[string]int{}
+	for f, fcs := range res.Facets {
+		out[f] = map[string]int{}
+		for _, fc := range fcs {
+			out[f][fc.Term] = fc.Count
+		}
+	}
+	return out, nil
 }
 
 // orgFeed is the Atom feed of one organisation's newest cases.

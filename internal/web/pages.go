@@ -1,6 +1,7 @@
 package web
 
 import (
+	"fmt"
 	"net/http"
 	"sort"
 	"strings"
@@ -39,7 +40,10 @@ func (s *Site) home(w http.ResponseWriter, r *http.Request, lang string) error {
 		}
 	}
 	d.Orgs = len(orgs)
-	counts := s.termCounts(cases)
+	counts, err := s.termCounts()
+	if err != nil {
+		return err
+	}
 	for _, v := range []string{incidentlib.VocabDomain, incidentlib.VocabSymptoms, incidentlib.VocabRootCause, incidentlib.VocabComponents, incidentlib.VocabContributing} {
 		for _, n := range counts[v] {
 			if n > 0 {
@@ -59,28 +63,22 @@ func (s *Site) home(w http.ResponseWriter, r *http.Request, lang string) error {
 	})
 }
 
-// termCounts counts, for every vocabulary, the public cases carrying each
-// term.
-func (s *Site) termCounts(cases []*incidentlib.Case) map[string]map[string]int {
-	out := map[string]map[string]int{}
-	for _, v := range incidentlib.VocabNames {
-		out[v] = map[string]int{}
-		for _, id := range s.vocab.IDs(v) {
-			out[v][id] = 0
-		}
+// termCounter is a Reader that counts its cases per term, as the index
+// keeps them (search.View.TermCounts).
+type termCounter interface {
+	TermCounts() map[string]map[string]int
+}
+
+var _ termCounter = (*search.View)(nil)
+
+// termCounts is, for every vocabulary, how many of the Reader's (public)
+// cases carry each term.
+func (s *Site) termCounts() (map[string]map[string]int, error) {
+	tc, ok := s.ix.(termCounter)
+	if !ok {
+		return nil, fmt.Errorf("web: the Reader %T keeps no term counts", s.ix)
 	}
-	for _, c := range cases {
-		for _, v := range incidentlib.VocabNames {
-			seen := map[string]bool{}
-			for _, id := range incidentlib.CaseTerms(c, v) {
-				if !seen[id] {
-					seen[id] = true
-					out[v][id]++
-				}
-			}
-		}
-	}
-	return out
+	return tc.TermCounts(), nil
 }
 
 // topTerms returns the n most used terms of vocab, most used first.
@@ -254,7 +252,10 @@ type vocabGroup struct {
 }
 
 func (s *Site) vocabPage(w http.ResponseWriter, r *http.Request, lang string) error {
-	counts := s.termCounts(s.ix.Cases())
+	counts, err := s.termCounts()
+	if err != nil {
+		return err
+	}
 	var groups []vocabGroup
 	for _, v := range incidentlib.VocabNames {
 		g := vocabGroup{Vocab: v}
