@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -254,54 +256,160 @@ func (a *API) listCases(w http.ResponseWriter, r *http.Request, p search.Parsed)
 	return nil
 }
 
-// oneLanguage returns v as JSON values with every text in lang only: each
-// object whose keys are exactly en and ko keeps the one asked for. It is
-// what ?lang= does on the routes that otherwise answer in both languages.
-// The facts of a case's impact (scope, users, region) become plain strings
-// in lang, as the seed's case gives them.
-func oneLanguage(v any, lang string) (any, error) {
-	b, err := json.Marshal(v)
+// oneLanguage returns v's JSON with every text in lang only: each object
+// whose keys are exactly en and ko keeps the one asked for. It is what
+// ?lang= does on the routes that otherwise answer in both languages. The
+// facts of a case's impact (scope, users, region) become plain strings in
+// lang, as the seed's case gives them. Everything else is copied as it
+// is, in its order: the answer in one language has the keys of the answer
+// in both, in the same order.
+func oneLanguage(v any, lang string) (json.RawMessage, error) {
+	var buf bytes.Buffer
+	if err := encodeJSON(&buf, v); err != nil {
+		return nil, err
+	}
+	return appendOneLanguage(nil, bytes.TrimSpace(buf.Bytes()), lang)
+}
+
+// appendOneLanguage appends the JSON value raw to dst with its texts in
+// lang (oneLanguage).
+func appendOneLanguage(dst, raw []byte, lang string) ([]byte, error) {
+	if len(raw) == 0 || (raw[0] != '{' && raw[0] != '[') {
+		return append(dst, raw...), nil
+	}
+	parts, err := split(raw)
 	if err != nil {
 		return nil, err
 	}
-	var x any
-	if err := json.Unmarshal(b, &x); err != nil {
-		return nil, err
-	}
-	var walk func(any)
-	walk = func(x any) {
-		switch t := x.(type) {
-		case map[string]any:
-			if im, ok := t["impact"].(map[string]any); ok {
-				for _, k := range []string{"scope", "users", "region"} {
-					if tx, ok := im[k].(map[string]any); ok && len(tx) == 2 {
-						if s, ok := tx[lang].(string); ok {
-							im[k] = s
-						}
-					}
-				}
+	if raw[0] == '[' {
+		dst = append(dst, '[')
+		for i, p := range parts {
+			if i > 0 {
+				dst = append(dst, ',')
 			}
-			_, en := t["en"]
-			_, ko := t["ko"]
-			if en && ko && len(t) == 2 {
-				if lang == "en" {
-					delete(t, "ko")
-				} else {
-					delete(t, "en")
-				}
-				return
-			}
-			for _, c := range t {
-				walk(c)
-			}
-		case []any:
-			for _, c := range t {
-				walk(c)
+			if dst, err = appendOneLanguage(dst, p.value, lang); err != nil {
+				return nil, err
 			}
 		}
+		return append(dst, ']'), nil
 	}
-	walk(x)
-	return x, nil
+	if v, ok := textIn(parts, lang); ok {
+		dst = append(dst, '{')
+		dst = strconv.AppendQuote(dst, lang)
+		dst = append(dst, ':')
+		return append(append(dst, v...), '}'), nil
+	}
+	dst = append(dst, '{')
+	for i, p := range parts {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(append(dst, p.key...), ':')
+		if string(p.key) == `"impact"` {
+			dst, err = appendImpact(dst, p.value, lang)
+		} else {
+			dst, err = appendOneLanguage(dst, p.value, lang)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return append(dst, '}'), nil
+}
+
+// appendImpact appends a case's impact with its facts as plain strings in
+// lang.
+func appendImpact(dst, raw []byte, lang string) ([]byte, error) {
+	if len(raw) == 0 || raw[0] != '{' {
+		return appendOneLanguage(dst, raw, lang)
+	}
+	parts, err := split(raw)
+	if err != nil {
+		return nil, err
+	}
+	dst = append(dst, '{')
+	for i, p := range parts {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = append(append(dst, p.key...), ':')
+		switch string(p.key) {
+		case `"scope"`, `"users"`, `"region"`:
+			if len(p.value) > 0 && p.value[0] == '{' {
+				fact, err := split(p.value)
+				if err != nil {
+					return nil, err
+				}
+				if s, ok := textIn(fact, lang); ok && len(s) > 0 && s[0] == '"' {
+					dst = append(dst, s...)
+					continue
+				}
+			}
+		}
+		if dst, err = appendOneLanguage(dst, p.value, lang); err != nil {
+			return nil, err
+		}
+	}
+	return append(dst, '}'), nil
+}
+
+// member is one member of a JSON object (key as written, quotes and all)
+// or one element of an array (no key).
+type member struct {
+	key, value []byte
+}
+
+// split reads the members of the object, or the elements of the array,
+// raw holds, as they are written.
+func split(raw []byte) ([]member, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	open, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	object := open == json.Delim('{')
+	var out []member
+	for dec.More() {
+		var m member
+		if object {
+			from := dec.InputOffset()
+			if _, err := dec.Token(); err != nil {
+				return nil, err
+			}
+			m.key = bytes.TrimLeft(raw[from:dec.InputOffset()], ", \t\r\n")
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, err
+		}
+		m.value = v
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+// textIn is the value for lang of an object whose keys are exactly en and
+// ko (an incidentlib.Text).
+func textIn(parts []member, lang string) ([]byte, bool) {
+	if len(parts) != 2 {
+		return nil, false
+	}
+	var en, ko []byte
+	for _, p := range parts {
+		switch string(p.key) {
+		case `"en"`:
+			en = p.value
+		case `"ko"`:
+			ko = p.value
+		}
+	}
+	if en == nil || ko == nil {
+		return nil, false
+	}
+	if lang == "en" {
+		return en, true
+	}
+	return ko, true
 }
 
 // writeIn answers v, in one language when the request names one.
