@@ -327,7 +327,7 @@ func (s *Site) correctionPage(w http.ResponseWriter, r *http.Request, lang strin
 
 func (s *Site) renderForm(w http.ResponseWriter, r *http.Request, lang string, code int, page, title string, data any) error {
 	w.Header().Set("Cache-Control", "no-store")
-	p := &pageData{Title: title, Description: T(lang, "list.description"), Nav: "cases", Data: data, NoIndex: true}
+	p := &pageData{Title: title, Description: T(lang, "list.description"), Data: data, NoIndex: true}
 	return s.renderCode(w, r, lang, code, page, p)
 }
 
@@ -625,24 +625,6 @@ func (s *Site) deskReview(w http.ResponseWriter, r *http.Request, lang, sess str
 	}
 	http.Redirect(w, r, langPrefix[lang]+"/desk?done=reviewed", http.StatusSeeOther)
 	return nil
-}
-
-// installDesk registers the correction form and the desk; without a desk
-// the form routes answer 404 like any missing page.
-func (s *Site) installDesk(mux *http.ServeMux, lang string) {
-	if s.desk == nil {
-		return
-	}
-	p := langPrefix[lang]
-	mux.Handle("GET "+p+"/cases/{id}/correct", s.page(lang, s.correctionPage))
-	mux.Handle("POST "+p+"/cases/{id}/correct", s.page(lang, s.submitCorrection))
-	mux.Handle("GET "+p+"/cases/{id}/correct/thanks", s.page(lang, s.correctionThanks))
-	mux.Handle("GET "+p+"/desk/login", s.page(lang, s.deskLogin))
-	mux.Handle("POST "+p+"/desk/login", s.page(lang, s.deskSignIn))
-	mux.Handle("POST "+p+"/desk/logout", s.page(lang, s.signedIn(func(w http.ResponseWriter, r *http.Request, lang, _ string) error { return s.deskSignOut(w, r, lang) })))
-	mux.Handle("GET "+p+"/desk", s.page(lang, s.signedIn(s.deskHomeDone)))
-	mux.Handle("POST "+p+"/desk/corrections/{cid}", s.page(lang, s.signedIn(s.deskClose)))
-	mux.Handle("POST "+p+"/desk/cases/{id}/review", s.page(lang, s.signedIn(s.deskReview)))
 }
 
 // deskHomeDone shows the desk, with a notice after a redirect from an action.

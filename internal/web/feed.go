@@ -160,7 +160,12 @@ type xhtmlAltLn struct {
 // every topic that has a case.
 func (s *Site) sitemapPaths() ([]struct{ path, lastmod string }, error) {
 	type entry = struct{ path, lastmod string }
-	out := []entry{{"/", ""}, {"/cases", ""}, {"/vocab", ""}, {"/stats", ""}, {"/docs/api", ""}, {"/orgs", ""}}
+	var out []entry
+	for _, p := range sitePages {
+		if p.sitemap {
+			out = append(out, entry{routePath(p.route), ""})
+		}
+	}
 	cases := s.ix.Cases()
 	ids := make([]*incidentlib.Case, len(cases))
 	copy(ids, cases)

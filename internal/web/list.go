@@ -206,7 +206,7 @@ func (s *Site) caseList(w http.ResponseWriter, r *http.Request, lang string) err
 	if st.q != "" {
 		title = Tf(lang, "list.title_q", st.q)
 	}
-	p := &pageData{Title: title, Description: T(lang, "list.description"), Nav: "cases", Data: d}
+	p := &pageData{Title: title, Description: T(lang, "list.description"), Data: d}
 	// Result pages are endless in number; the sitemap lists what to index.
 	p.NoIndex = st.q != "" || len(st.filters) > 1 || st.page > 1
 	if len(problems) > 0 {

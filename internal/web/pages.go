@@ -3,12 +3,110 @@ package web
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/incidentlib/incidentlib"
 	"github.com/incidentlib/incidentlib/internal/search"
 )
+
+// pageRoute is one page of the site, declared once: the route it answers
+// in both languages, its handler, the template it renders, the item of
+// the navigation bar that is current on it, the words of its own item when
+// it is one, and whether the sitemap lists it. Install, the templates
+// parsed at start, the navigation bar and the sitemap's fixed pages all
+// read sitePages; adding a page is its handler, its line here, its template and
+// its words.
+type pageRoute struct {
+	// route is the method and path without the language prefix ("GET
+	// /stats"); "" for a template only handlers render (error pages).
+	route string
+	// template is the page template's name (templates/NAME.tmpl); "" for a
+	// route that renders none (a feed, a download).
+	template string
+	handler  func(*Site) handlerFunc
+	// nav is the navigation item current on the page ("" for none);
+	// navWords, when set, makes the page itself an item, with those words.
+	nav, navWords string
+	// sitemap lists the page among the sitemap's fixed pages.
+	sitemap bool
+	// desk pages answer only when the desk is on.
+	desk bool
+}
+
+// sitePages is every page of the site, in the order the navigation bar gives
+// its items.
+var sitePages = []pageRoute{
+	{route: "GET /{$}", template: "home", handler: func(s *Site) handlerFunc { return s.home }, nav: "home", sitemap: true},
+	{route: "GET /cases", template: "cases", handler: func(s *Site) handlerFunc { return s.caseList }, nav: "cases", navWords: "nav.cases", sitemap: true},
+	{route: "GET /cases/{id}", template: "case", handler: func(s *Site) handlerFunc { return s.casePage }, nav: "cases"},
+	{route: "GET /cases/{id}/cite.json", handler: func(s *Site) handlerFunc { return s.citeJSON }},
+	{route: "GET /topics/{term}", template: "topic", handler: func(s *Site) handlerFunc { return s.topicPage }, nav: "vocab"},
+	{route: "GET /vocab", template: "vocab", handler: func(s *Site) handlerFunc { return s.vocabPage }, nav: "vocab", navWords: "nav.vocab", sitemap: true},
+	{route: "GET /stats", template: "stats", handler: func(s *Site) handlerFunc { return s.statsPage }, nav: "stats", navWords: "nav.stats", sitemap: true},
+	{route: "GET /docs/api", template: "api", handler: func(s *Site) handlerFunc { return s.apiDocs }, nav: "api", navWords: "nav.api", sitemap: true},
+	{route: "GET /feed.atom", handler: func(s *Site) handlerFunc { return s.feed }},
+	{route: "GET /orgs", template: "orgs", handler: func(s *Site) handlerFunc { return s.orgsPage }, sitemap: true},
+	{route: "GET /orgs/{slug}", template: "org", handler: func(s *Site) handlerFunc { return s.orgPage }},
+	{route: "GET /orgs/{slug}/feed.atom", handler: func(s *Site) handlerFunc { return s.orgFeed }},
+	{template: "notfound"},
+	{template: "error"},
+	{route: "GET /cases/{id}/correct", template: "correct", handler: func(s *Site) handlerFunc { return s.correctionPage }, nav: "cases", desk: true},
+	{route: "POST /cases/{id}/correct", handler: func(s *Site) handlerFunc { return s.submitCorrection }, desk: true},
+	{route: "GET /cases/{id}/correct/thanks", template: "correct_done", handler: func(s *Site) handlerFunc { return s.correctionThanks }, nav: "cases", desk: true},
+	{route: "GET /desk/login", template: "desk_login", handler: func(s *Site) handlerFunc { return s.deskLogin }, desk: true},
+	{route: "POST /desk/login", handler: func(s *Site) handlerFunc { return s.deskSignIn }, desk: true},
+	{route: "POST /desk/logout", handler: func(s *Site) handlerFunc {
+		return s.signedIn(func(w http.ResponseWriter, r *http.Request, lang, _ string) error { return s.deskSignOut(w, r, lang) })
+	}, desk: true},
+	{route: "GET /desk", template: "desk", handler: func(s *Site) handlerFunc { return s.signedIn(s.deskHomeDone) }, desk: true},
+	{route: "POST /desk/corrections/{cid}", handler: func(s *Site) handlerFunc { return s.signedIn(s.deskClose) }, desk: true},
+	{route: "POST /desk/cases/{id}/review", handler: func(s *Site) handlerFunc { return s.signedIn(s.deskReview) }, desk: true},
+}
+
+// routePath is a route's path without its method ("/" for "GET /{$}").
+func routePath(route string) string {
+	_, p, _ := strings.Cut(route, " ")
+	return strings.TrimSuffix(p, "{$}")
+}
+
+// navItem is one item of the navigation bar.
+type navItem struct{ Key, Path, Words string }
+
+// navItems are the pages that are items of the navigation bar, in order.
+func navItems() []navItem {
+	var out []navItem
+	for _, p := range sitePages {
+		if p.navWords != "" {
+			out = append(out, navItem{p.nav, routePath(p.route), p.navWords})
+		}
+	}
+	return out
+}
+
+// pageTemplates are the templates of the pages, each parsed into its own
+// set with the base layout and the shared partials.
+func pageTemplates() []string {
+	var out []string
+	for _, p := range sitePages {
+		if p.template != "" && !slices.Contains(out, p.template) {
+			out = append(out, p.template)
+		}
+	}
+	return out
+}
+
+// navOf maps each template to the navigation item current on its page.
+func navOf() map[string]string {
+	out := map[string]string{}
+	for _, p := range sitePages {
+		if p.template != "" && out[p.template] == "" {
+			out[p.template] = p.nav
+		}
+	}
+	return out
+}
 
 // termCount is a vocabulary term with how many public cases carry it.
 type termCount struct {
@@ -58,7 +156,6 @@ func (s *Site) home(w http.ResponseWriter, r *http.Request, lang string) error {
 	return s.render(w, r, lang, "home", &pageData{
 		Title:       T(lang, "home.title"),
 		Description: T(lang, "site.description"),
-		Nav:         "home",
 		Data:        d,
 	})
 }
@@ -152,7 +249,6 @@ func (s *Site) casePage(w http.ResponseWriter, r *http.Request, lang string) err
 	return s.render(w, r, lang, "case", &pageData{
 		Title:         c.ID + " " + c.Title.In(lang),
 		Description:   fold(c.Summary.In(lang), 150),
-		Nav:           "cases",
 		Data:          d,
 		CanonicalPath: incidentlib.CasePath(c.ID),
 		OGType:        "article",
@@ -241,7 +337,6 @@ func (s *Site) topicPage(w http.ResponseWriter, r *http.Request, lang string) er
 	return s.render(w, r, lang, "topic", &pageData{
 		Title:       label + " · " + T(lang, "vocab."+tp.Vocab),
 		Description: tp.Term.Description.In(lang),
-		Nav:         "vocab",
 		Data:        d,
 	})
 }
@@ -267,7 +362,6 @@ func (s *Site) vocabPage(w http.ResponseWriter, r *http.Request, lang string) er
 	return s.render(w, r, lang, "vocab", &pageData{
 		Title:       T(lang, "vocab.title"),
 		Description: T(lang, "vocab.intro"),
-		Nav:         "vocab",
 		Data:        struct{ Groups []vocabGroup }{groups},
 	})
 }
@@ -276,7 +370,6 @@ func (s *Site) apiDocs(w http.ResponseWriter, r *http.Request, lang string) erro
 	return s.render(w, r, lang, "api", &pageData{
 		Title:       T(lang, "api.title"),
 		Description: T(lang, "api.intro"),
-		Nav:         "api",
 		Data: struct {
 			API, MCP, Example string
 			Tools             []Tool

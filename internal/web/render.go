@@ -16,11 +16,6 @@ import (
 //go:embed templates/*.tmpl
 var templateFS embed.FS
 
-// pageNames are the pages; each is parsed into its own template set with the
-// base layout and the shared partials, so a page's blocks never leak into
-// another's.
-var pageNames = []string{"home", "cases", "case", "topic", "vocab", "stats", "api", "notfound", "error", "correct", "correct_done", "desk_login", "desk", "orgs", "org"}
-
 // pageParts are the template files a page uses beyond base, partials and
 // its own.
 var pageParts = map[string][]string{"case": {"case_cite.tmpl"}}
@@ -94,7 +89,7 @@ func stripLang(path string) string {
 
 func (s *Site) parseTemplates() (map[string]map[string]*template.Template, error) {
 	out := map[string]map[string]*template.Template{}
-	for _, page := range pageNames {
+	for _, page := range pageTemplates() {
 		out[page] = map[string]*template.Template{}
 		for _, lang := range []string{"ko", "en"} {
 			files := []string{"templates/base.tmpl", "templates/partials.tmpl", "templates/" + page + ".tmpl"}
@@ -116,8 +111,9 @@ func (s *Site) parseTemplates() (map[string]map[string]*template.Template, error
 func (s *Site) funcs(lang string) template.FuncMap {
 	prefix := langPrefix[lang]
 	return template.FuncMap{
-		"t":  func(key string) string { return T(lang, key) },
-		"tf": func(key string, args ...any) string { return Tf(lang, key, args...) },
+		"t":        func(key string) string { return T(lang, key) },
+		"navItems": navItems,
+		"tf":       func(key string, args ...any) string { return Tf(lang, key, args...) },
 		// n words a count: "1 case", "2 cases", "사례 2건".
 		"n": func(key string, n int) string { return locale.N(lang, key, n) },
 		"path": func(p string) string {

@@ -96,7 +96,6 @@ func (s *Site) statsPage(w http.ResponseWriter, r *http.Request, lang string) er
 	return s.render(w, r, lang, "stats", &pageData{
 		Title:       T(lang, "stats.title"),
 		Description: T(lang, "stats.intro"),
-		Nav:         "stats",
 		Data:        d,
 	})
 }

@@ -62,6 +62,7 @@ type Site struct {
 	assets *assets
 	desk   *desk
 	tools  []Tool
+	nav    map[string]string // template → the navigation item current on its page
 }
 
 // New builds a Site that reads from ix. It parses every template up front, so a broken
@@ -83,7 +84,7 @@ func New(ix library.Reader, opts Options) (*Site, error) {
 	if u, err := url.Parse(base); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("web.New: base URL %q is not an absolute http(s) address like https://incidents.example.org", opts.BaseURL)
 	}
-	s := &Site{ix: ix, vocab: ix.Vocab(), base: base, checks: opts.ChecksFor, log: opts.Logger, desk: newDesk(opts.Desk), tools: opts.Tools}
+	s := &Site{ix: ix, vocab: ix.Vocab(), base: base, checks: opts.ChecksFor, log: opts.Logger, desk: newDesk(opts.Desk), tools: opts.Tools, nav: navOf()}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -106,21 +107,15 @@ var langPrefix = map[string]string{"ko": "", "en": "/en"}
 func (s *Site) Install(mux *http.ServeMux) {
 	for _, lang := range []string{"ko", "en"} {
 		p := langPrefix[lang]
-		mux.Handle("GET "+p+"/{$}", s.page(lang, s.home))
-		mux.Handle("GET "+p+"/cases", s.page(lang, s.caseList))
-		mux.Handle("GET "+p+"/cases/{id}", s.page(lang, s.casePage))
-		mux.Handle("GET "+p+"/cases/{id}/cite.json", s.page(lang, s.citeJSON))
+		for _, pg := range sitePages {
+			if pg.route == "" || (pg.desk && s.desk == nil) {
+				continue
+			}
+			method, path, _ := strings.Cut(pg.route, " ")
+			mux.Handle(method+" "+p+path, s.page(lang, pg.handler(s)))
+		}
 		mux.Handle("GET "+p+"/cases/{$}", redirectKeepQuery(p+"/cases"))
-		mux.Handle("GET "+p+"/topics/{term}", s.page(lang, s.topicPage))
-		mux.Handle("GET "+p+"/vocab", s.page(lang, s.vocabPage))
-		mux.Handle("GET "+p+"/stats", s.page(lang, s.statsPage))
-		mux.Handle("GET "+p+"/docs/api", s.page(lang, s.apiDocs))
-		mux.Handle("GET "+p+"/feed.atom", s.page(lang, s.feed))
-		mux.Handle("GET "+p+"/orgs", s.page(lang, s.orgsPage))
 		mux.Handle("GET "+p+"/orgs/{$}", redirectKeepQuery(p+"/orgs"))
-		mux.Handle("GET "+p+"/orgs/{slug}", s.page(lang, s.orgPage))
-		mux.Handle("GET "+p+"/orgs/{slug}/feed.atom", s.page(lang, s.orgFeed))
-		s.installDesk(mux, lang)
 	}
 	mux.Handle("GET /en", http.RedirectHandler("/en/", http.StatusMovedPermanently))
 	mux.Handle("GET /sitemap.xml", s.page("ko", s.sitemap))
@@ -224,6 +219,9 @@ func (s *Site) renderCode(w http.ResponseWriter, r *http.Request, lang string, c
 		return fmt.Errorf("no template %q for %s", page, lang)
 	}
 	s.fillCommon(r, lang, p)
+	if p.Nav == "" {
+		p.Nav = s.nav[page]
+	}
 	var buf bytes.Buffer
 	if err := set.ExecuteTemplate(&buf, "base", p); err != nil {
 		return fmt.Errorf("render %s/%s: %w", page, lang, err)
@@ -231,7 +229,7 @@ func (s *Site) renderCode(w http.ResponseWriter, r *http.Request, lang string, c
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	h.Set("Content-Language", lang)
-	// Pages change when a case is added or corrected: caches may keep one
+	// sitePages change when a case is added or corrected: caches may keep one
 	// for a minute, which spares repeated renders without leaving a
 	// correction unseen for long.
 	if h.Get("Cache-Control") == "" {
