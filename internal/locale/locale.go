@@ -80,12 +80,16 @@ func Tf(lang, key string, args ...any) string { return fmt.Sprintf(T(lang, key),
 // N formats a count n with the words key.one or key.other: English takes
 // .one for 1 and .other for every other number; Korean has no plural and
 // puts its counter (건, 개, 회) in .other, which it always takes.
-func N(lang, key string, n int) string {
+func N(lang, key string, n int) string { return Nf(lang, key, n, n) }
+
+// Nf is N for words with more numbers than the one they agree with: n
+// picks the form, as in N, and args fill it.
+func Nf(lang, key string, n int, args ...any) string {
 	form := ".other"
 	if n == 1 && lang == EN {
 		form = ".one"
 	}
-	return fmt.Sprintf(T(lang, key+form), n)
+	return fmt.Sprintf(T(lang, key+form), args...)
 }
 
 // Keys returns the keys of lang's table, sorted.

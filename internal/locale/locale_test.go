@@ -66,8 +66,9 @@ func TestTablesHaveTheSameKeys(t *testing.T) {
 }
 
 // keyRe finds keys in templates ({{t "k"}}, {{tf "k" …}}, (t "k")) and in Go
-// (T(lang, "k"), locale.Tf(l, "k", …), locale.N(lang, "k", n)).
-var keyRe = regexp.MustCompile(`\{\{-?\s*(?:t|tf|n)\s+"([^"]+)"|\(t "([^"]+)"\)|\b(?:T|Tf|N)\((?:lang|l|locale\.KO|locale\.EN|"ko"|"en"), "([^"]+)"`)
+// (T(lang, "k"), locale.Tf(l, "k", …), locale.N(lang, "k", n),
+// locale.Nf(lang, "k", n, …)).
+var keyRe = regexp.MustCompile(`\{\{-?\s*(?:t|tf|n)\s+"([^"]+)"|\(t "([^"]+)"\)|\b(?:T|Tf|N|Nf)\((?:lang|l|locale\.KO|locale\.EN|"ko"|"en"), "([^"]+)"`)
 
 // TestEveryUsedKeyExists scans the templates and the Go code of every face
 // that speaks to people for the keys they use, and checks that each has a
@@ -176,6 +177,19 @@ func TestPlurals(t *testing.T) {
 	} {
 		if got := locale.N(tc.lang, "report.findings", tc.n); got != tc.want {
 			t.Errorf("N(%s, %d) = %q, want %q", tc.lang, tc.n, got, tc.want)
+		}
+	}
+	// Nf: the count picks the form, the other numbers fill it too.
+	for _, tc := range []struct {
+		lang string
+		n    int
+		want string
+	}{
+		{"en", 1, "1 of 1 check evaluated, 0 not"}, {"en", 3, "2 of 3 checks evaluated, 1 not"},
+		{"ko", 1, "검사 1개 중 1개 평가 · 평가하지 못한 검사 0개"}, {"ko", 3, "검사 3개 중 2개 평가 · 평가하지 못한 검사 1개"},
+	} {
+		if got := locale.Nf(tc.lang, "report.evaluated", tc.n, tc.n-tc.n/2, tc.n, tc.n/2); got != tc.want {
+			t.Errorf("Nf(%s, %d) = %q, want %q", tc.lang, tc.n, got, tc.want)
 		}
 	}
 	if got := locale.T("fr", "report.fixes"); got != locale.T(locale.Default, "report.fixes") {

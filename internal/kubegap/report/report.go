@@ -179,7 +179,7 @@ func summary(res *kubegap.Result, lang string) string {
 		by = " (" + strings.Join(parts, ", ") + ")"
 	}
 	s := locale.N(lang, "report.findings", len(res.Findings)) + by + " · " +
-		fmt.Sprintf(locale.T(lang, plural(lang, "report.evaluated", res.Checks)), res.Evaluated(), res.Checks, len(res.NotEvaluated)) + " · "
+		locale.Nf(lang, "report.evaluated", res.Checks, res.Evaluated(), res.Checks, len(res.NotEvaluated)) + " · "
 	if len(res.Partial) > 0 {
 		s += locale.N(lang, "report.partial_count", len(res.Partial)) + " · "
 	}
@@ -210,15 +210,6 @@ func inputLine(res *kubegap.Result, lang string) string {
 		s += locale.Tf(lang, "report.skipped", locale.N(lang, "report.objects", skippedObjs), strings.Join(why, "; "))
 	}
 	return s
-}
-
-// plural is key's plural form for n in lang, as locale.N picks it, for a
-// line with more numbers than the one it agrees with.
-func plural(lang, key string, n int) string {
-	if n == 1 && lang == locale.EN {
-		return key + ".one"
-	}
-	return key + ".other"
 }
 
 func problemLine(p manifest.Problem, lang string) string {
