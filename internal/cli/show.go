@@ -62,7 +62,6 @@ func writeJSON(w io.Writer, v any, indent bool) error {
 
 // renderCase prints the case page: the seed page's sections in their order.
 func renderCase(w io.Writer, c *corpus.Corpus, k *incidentlib.Case, lang string) {
-	t := func(key string) string { return locale.T(lang, key) }
 	label := func(vocab, id string) string { return c.Vocab.Label(vocab, id, lang) }
 	labels := func(vocab string, ids []string) string {
 		var ls []string
@@ -70,7 +69,7 @@ func renderCase(w io.Writer, c *corpus.Corpus, k *incidentlib.Case, lang string)
 			ls = append(ls, label(vocab, id))
 		}
 		if len(ls) == 0 {
-			return t("unknown")
+			return locale.T(lang, "unknown")
 		}
 		return strings.Join(ls, ", ")
 	}
@@ -78,31 +77,31 @@ func renderCase(w io.Writer, c *corpus.Corpus, k *incidentlib.Case, lang string)
 		if s := x.In(lang); !incidentlib.IsUnknown(s) {
 			return s
 		}
-		return t("unknown")
+		return locale.T(lang, "unknown")
 	}
 	dur := func(p *string) string {
 		if p == nil {
-			return t("unknown")
+			return locale.T(lang, "unknown")
 		}
 		return *p
 	}
-	fmt.Fprintf(w, "%s · %s · %s (%s) · %s\n", k.ID, k.Org, k.Date, t("date_kind."+k.DateKind), labels(incidentlib.VocabDomain, k.Domain))
+	fmt.Fprintf(w, "%s · %s · %s (%s) · %s\n", k.ID, k.Org, k.Date, locale.T(lang, "date_kind."+k.DateKind), labels(incidentlib.VocabDomain, k.Domain))
 	fmt.Fprintf(w, "\n%s\n", k.Title.In(lang))
 	if !k.Reviewed() {
-		fmt.Fprintf(w, "[%s]\n", t("not_reviewed"))
+		fmt.Fprintf(w, "[%s]\n", locale.T(lang, "not_reviewed"))
 	}
 	fmt.Fprintf(w, "\n%s\n\n", k.Summary.In(lang))
-	severity := t("unknown")
+	severity := locale.T(lang, "unknown")
 	if k.Severity != "unknown" {
 		severity = label(incidentlib.VocabSeverity, k.Severity)
 	}
 	facts := [][2]string{
-		{t("severity"), severity},
-		{t("impact.scope"), orUnknown(k.Impact.Scope)},
-		{t("impact.users"), orUnknown(k.Impact.Users)},
-		{t("impact.region"), orUnknown(k.Impact.Region)},
-		{t("detected_after"), dur(k.Timeline.DetectedAfter)},
-		{t("resolved_after"), dur(k.Timeline.ResolvedAfter)},
+		{locale.T(lang, "severity"), severity},
+		{locale.T(lang, "impact.scope"), orUnknown(k.Impact.Scope)},
+		{locale.T(lang, "impact.users"), orUnknown(k.Impact.Users)},
+		{locale.T(lang, "impact.region"), orUnknown(k.Impact.Region)},
+		{locale.T(lang, "detected_after"), dur(k.Timeline.DetectedAfter)},
+		{locale.T(lang, "resolved_after"), dur(k.Timeline.ResolvedAfter)},
 	}
 	for _, f := range facts {
 		fmt.Fprintf(w, "  %s: %s\n", f[0], f[1])
@@ -110,7 +109,7 @@ func renderCase(w io.Writer, c *corpus.Corpus, k *incidentlib.Case, lang string)
 	section := func(title, body string) { fmt.Fprintf(w, "\n## %s\n%s\n", title, body) }
 	list := func(items []string) string {
 		if len(items) == 0 {
-			return t("unknown")
+			return locale.T(lang, "unknown")
 		}
 		var b strings.Builder
 		for i, it := range items {
@@ -137,7 +136,7 @@ func renderCase(w io.Writer, c *corpus.Corpus, k *incidentlib.Case, lang string)
 				fmt.Fprintf(&src, "- %s (%s)", s.URL, label(incidentlib.VocabSourceKind, s.Kind))
 			}
 			if s.Archived != nil {
-				fmt.Fprintf(&src, "\n  %s: %s", t("archived"), *s.Archived)
+				fmt.Fprintf(&src, "\n  %s: %s", locale.T(lang, "archived"), *s.Archived)
 			}
 		}
 		return src.String()
@@ -155,24 +154,24 @@ func renderCase(w io.Writer, c *corpus.Corpus, k *incidentlib.Case, lang string)
 					}
 					fmt.Fprintf(&tl, "- %s  %s", ev.At, indentRest(ev.Text.In(lang), "  "))
 				}
-				section(t(sec.Words), tl.String())
+				section(locale.T(lang, sec.Words), tl.String())
 			}
 		case incidentlib.LayoutProse:
-			section(t(sec.Words), sec.Text(k).In(lang))
+			section(locale.T(lang, sec.Words), sec.Text(k).In(lang))
 		case incidentlib.LayoutItems:
-			section(t(sec.Words), list(sec.In(k, c.Vocab, lang)))
+			section(locale.T(lang, sec.Words), list(sec.In(k, c.Vocab, lang)))
 		case incidentlib.LayoutCause:
 			// The cause: its terms, then this section's prose.
 			var b strings.Builder
 			for _, ct := range incidentlib.Sections {
 				if ct.Layout == incidentlib.LayoutCauseTerm {
-					fmt.Fprintf(&b, "%s: %s\n", t(ct.Words), labels(ct.Vocab, ct.Terms(k)))
+					fmt.Fprintf(&b, "%s: %s\n", locale.T(lang, ct.Words), labels(ct.Vocab, ct.Terms(k)))
 				}
 			}
-			fmt.Fprintf(&b, "\n%s:\n%s", t(sec.Words), sec.Text(k).In(lang))
-			section(t("cause"), b.String())
+			fmt.Fprintf(&b, "\n%s:\n%s", locale.T(lang, sec.Words), sec.Text(k).In(lang))
+			section(locale.T(lang, "cause"), b.String())
 		case incidentlib.LayoutSources:
-			section(t(sec.Words), sources(k))
+			section(locale.T(lang, sec.Words), sources(k))
 		}
 	}
 	if len(k.Related) > 0 {
@@ -187,7 +186,7 @@ func renderCase(w io.Writer, c *corpus.Corpus, k *incidentlib.Case, lang string)
 				fmt.Fprintf(&rel, "- %s", id)
 			}
 		}
-		section(t("related"), rel.String())
+		section(locale.T(lang, "related"), rel.String())
 	}
 }
 

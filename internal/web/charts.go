@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/incidentlib/incidentlib/internal/locale"
 	"github.com/incidentlib/incidentlib/internal/search"
 )
 
@@ -60,7 +61,7 @@ func svgOpen(b *strings.Builder, id, title, desc string, w, h int, fixed bool) {
 // yearChart draws cases per year as columns, filling years without cases.
 func yearChart(years []search.YearCount, lang, title string) chart {
 	c := chart{ID: "chart-years", Title: title}
-	c.Table.Head = []string{T(lang, "stats.year"), T(lang, "stats.cases")}
+	c.Table.Head = []string{locale.T(lang, "stats.year"), locale.T(lang, "stats.cases")}
 	if len(years) == 0 {
 		return c
 	}
@@ -124,7 +125,7 @@ type barItem struct {
 // Korean labels need no column of their own and the chart stays narrow.
 func barChart(id, title, lang string, items []barItem) chart {
 	c := chart{ID: id, Title: title}
-	c.Table.Head = []string{T(lang, "stats.term"), T(lang, "stats.cases")}
+	c.Table.Head = []string{locale.T(lang, "stats.term"), locale.T(lang, "stats.cases")}
 	top := 1
 	for _, it := range items {
 		top = max(top, it.Count)
@@ -155,7 +156,7 @@ func barChart(id, title, lang string, items []barItem) chart {
 // drawn at its natural size and scrolls sideways on narrow screens.
 func heatmap(id, title, lang string, rows, cols []barItem, counts [][]int) chart {
 	c := chart{ID: id, Title: title, Wide: true}
-	c.Table.Head = append(c.Table.Head, T(lang, "stats.matrix_rows"))
+	c.Table.Head = append(c.Table.Head, locale.T(lang, "stats.matrix_rows"))
 	for _, col := range cols {
 		c.Table.Head = append(c.Table.Head, col.Label)
 	}
@@ -176,7 +177,7 @@ func heatmap(id, title, lang string, rows, cols []barItem, counts [][]int) chart
 	w := labelW + cell*len(cols) + pad + 40
 	h := headH + cellH*len(rows) + pad
 	var b strings.Builder
-	svgOpen(&b, id, title, T(lang, "stats.heatmap_desc"), w, h, true)
+	svgOpen(&b, id, title, locale.T(lang, "stats.heatmap_desc"), w, h, true)
 	for j, col := range cols {
 		x := labelW + cell*j + cell/2
 		fmt.Fprintf(&b, `<text class="chart-label" transform="translate(%d %d) rotate(-45)"><title>%s</title>%s</text>`,

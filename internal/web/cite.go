@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/internal/locale"
 )
 
 // CSLType is the media type of the CSL-JSON citation download
@@ -78,10 +79,10 @@ func (s *Site) citation(c *incidentlib.Case, lang string) citation {
 		field("year", year)
 	}
 	field("url", bibURL(u))
-	field("note", bibEscape(Tf(lang, "cite.note", day)))
+	field("note", bibEscape(locale.Tf(lang, "cite.note", day)))
 	out := strings.TrimSuffix(b.String(), ",\n") + "\n}"
 	return citation{
-		Text:    Tf(lang, "cite.text", citeAuthor(c), citeTitle(c, lang), day, u),
+		Text:    locale.Tf(lang, "cite.text", citeAuthor(c), citeTitle(c, lang), day, u),
 		BibTeX:  out,
 		CSLURL:  langPrefix[lang] + citePath(c.ID),
 		CSLName: c.ID + ".csl.json",
@@ -137,7 +138,7 @@ func (s *Site) cslItem(c *incidentlib.Case, lang string) cslItem {
 		Number:         c.ID,
 		URL:            s.pageURL(lang, c.ID),
 		Language:       lang,
-		Note:           Tf(lang, "cite.note", day),
+		Note:           locale.Tf(lang, "cite.note", day),
 	}
 	if t, err := time.Parse("2006-01-02", day); err == nil {
 		it.Issued = &cslDate{[][]int{{t.Year(), int(t.Month()), t.Day()}}}

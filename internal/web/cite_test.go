@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/internal/locale"
 	"github.com/incidentlib/incidentlib/internal/web"
 )
 
@@ -89,7 +90,7 @@ func TestCiteBlock(t *testing.T) {
 		if cite == nil {
 			t.Fatalf("%s: no cite block", path)
 		}
-		if h := cite.first(tagged("h2")); h == nil || h.textOf() != web.T(lang, "cite.heading") {
+		if h := cite.first(tagged("h2")); h == nil || h.textOf() != locale.T(lang, "cite.heading") {
 			t.Errorf("%s: cite block heading %v", path, h)
 		}
 		pageURL := base + path
@@ -117,7 +118,7 @@ func TestCiteBlock(t *testing.T) {
 			"howpublished": "incidentlib",
 			"year":         day[:4],
 			"url":          pageURL,
-			"note":         web.Tf(lang, "cite.note", day),
+			"note":         locale.Tf(lang, "cite.note", day),
 		}
 		for k, v := range want {
 			if f[k] != v {
@@ -238,7 +239,7 @@ func TestCaseHeadMetadata(t *testing.T) {
 	t.Parallel()
 	mux := newMux(t, sharedIndex(t), web.Options{})
 	c := testCorpus(t).Case("IL-0049")
-	for lang, locale := range map[string]string{"ko": "ko_KR", "en": "en_US"} {
+	for lang, ogLocale := range map[string]string{"ko": "ko_KR", "en": "en_US"} {
 		path := langPrefix[lang] + "/cases/IL-0049"
 		r := get(t, mux, path+"?utm_source=x&q=<b>")
 		doc := parseHTML(t, r.body)
@@ -254,7 +255,7 @@ func TestCaseHeadMetadata(t *testing.T) {
 			"og:title":            "IL-0049 " + c.Title.In(lang),
 			"og:type":             "article",
 			"og:url":              base + path,
-			"og:locale":           locale,
+			"og:locale":           ogLocale,
 			"og:site_name":        "incidentlib",
 			"og:locale:alternate": map[string]string{"ko": "en_US", "en": "ko_KR"}[lang],
 		} {
@@ -433,7 +434,7 @@ func TestCaseNeighbours(t *testing.T) {
 	}
 	// The oldest and the newest say they are the ends.
 	doc := parseHTML(t, get(t, mux, "/en/cases/"+chrono[0].ID).body)
-	if li := doc.first(tagged("li", "class", "case-nav-prev")); li == nil || li.textOf() != web.T("en", "casenav.first") {
+	if li := doc.first(tagged("li", "class", "case-nav-prev")); li == nil || li.textOf() != locale.T("en", "casenav.first") {
 		t.Errorf("the oldest case's previous item is %v", li)
 	}
 }
@@ -479,7 +480,7 @@ func TestOrgPages(t *testing.T) {
 			names = append(names, strings.ToLower(a.textOf()))
 		}
 		for _, o := range orgs {
-			want := o.Name + " " + locale(lang, "orgs.cases", o.Count)
+			want := o.Name + " " + locale.N(lang, "orgs.cases", o.Count)
 			if g := got[p+"/orgs/"+o.Slug]; g != want {
 				t.Errorf("%s/orgs: %s shows %q, want %q", p, o.Slug, g, want)
 			}
@@ -579,7 +580,7 @@ func TestOrgPages(t *testing.T) {
 			t.Errorf("%s/orgs/no-such-org = %d", p, nf.code)
 		}
 		checkHTML(t, p+"/orgs/no-such-org", nf, lang)
-		if h := parseHTML(t, nf.body).first(tagged("h1")); h == nil || h.textOf() != web.T(lang, "error.404.title") {
+		if h := parseHTML(t, nf.body).first(tagged("h1")); h == nil || h.textOf() != locale.T(lang, "error.404.title") {
 			t.Errorf("%s/orgs/no-such-org: heading %v", p, h)
 		}
 		if r := get(t, mux, p+"/orgs/no-such-org/feed.atom"); r.code != 404 {
@@ -598,13 +599,6 @@ func TestOrgPages(t *testing.T) {
 			t.Errorf("the sitemap lacks %s", strings.TrimSuffix(u, "<"))
 		}
 	}
-}
-
-func locale(lang, key string, n int) string {
-	if lang == "en" && n == 1 {
-		return web.Tf(lang, key+".one", n)
-	}
-	return web.Tf(lang, key+".other", n)
 }
 
 // TestPrivateCasesOffOrgsAndCitations: a private case of an organisation

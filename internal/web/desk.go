@@ -20,6 +20,7 @@ import (
 	"github.com/incidentlib/incidentlib"
 	"github.com/incidentlib/incidentlib/internal/httpx"
 	"github.com/incidentlib/incidentlib/internal/library"
+	"github.com/incidentlib/incidentlib/internal/locale"
 )
 
 // Desk turns on reader corrections and the editors' desk.
@@ -322,12 +323,12 @@ func (s *Site) correctionPage(w http.ResponseWriter, r *http.Request, lang strin
 	}
 	d := correctData{Case: c, Fields: correctionFields, Token: s.desk.formToken("correct:" + c.ID), Action: langPrefix[lang] + incidentlib.CasePath(c.ID) + "/correct",
 		Form: correctionForm{Field: r.URL.Query().Get("field")}}
-	return s.renderForm(w, r, lang, http.StatusOK, "correct", T(lang, "correct.title"), d)
+	return s.renderForm(w, r, lang, http.StatusOK, "correct", locale.T(lang, "correct.title"), d)
 }
 
 func (s *Site) renderForm(w http.ResponseWriter, r *http.Request, lang string, code int, page, title string, data any) error {
 	w.Header().Set("Cache-Control", "no-store")
-	p := &pageData{Title: title, Description: T(lang, "list.description"), Data: data, NoIndex: true}
+	p := &pageData{Title: title, Description: locale.T(lang, "list.description"), Data: data, NoIndex: true}
 	return s.renderCode(w, r, lang, code, page, p)
 }
 
@@ -346,8 +347,8 @@ func (s *Site) submitCorrection(w http.ResponseWriter, r *http.Request, lang str
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
 	if err := r.ParseForm(); err != nil {
-		return s.renderForm(w, r, lang, http.StatusRequestEntityTooLarge, "correct", T(lang, "correct.title"),
-			correctData{Case: c, Fields: correctionFields, Token: s.desk.formToken("correct:" + c.ID), Action: r.URL.Path, Problems: []string{T(lang, "correct.too_large")}})
+		return s.renderForm(w, r, lang, http.StatusRequestEntityTooLarge, "correct", locale.T(lang, "correct.title"),
+			correctData{Case: c, Fields: correctionFields, Token: s.desk.formToken("correct:" + c.ID), Action: r.URL.Path, Problems: []string{locale.T(lang, "correct.too_large")}})
 	}
 	f := correctionForm{
 		Field:   strings.TrimSpace(r.PostForm.Get("field")),
@@ -356,18 +357,18 @@ func (s *Site) submitCorrection(w http.ResponseWriter, r *http.Request, lang str
 		Contact: strings.TrimSpace(r.PostForm.Get("contact")),
 	}
 	again := func(code int, problems ...string) error {
-		return s.renderForm(w, r, lang, code, "correct", T(lang, "correct.title"),
+		return s.renderForm(w, r, lang, code, "correct", locale.T(lang, "correct.title"),
 			correctData{Case: c, Fields: correctionFields, Form: f, Token: s.desk.formToken("correct:" + c.ID), Action: r.URL.Path, Problems: problems})
 	}
 	if !sameOrigin(r, s.base) {
-		return again(http.StatusForbidden, T(lang, "correct.cross_site"))
+		return again(http.StatusForbidden, locale.T(lang, "correct.cross_site"))
 	}
 	age, err := s.desk.checkForm(r.PostForm.Get("t"), "correct:"+c.ID)
 	switch {
 	case errors.Is(err, errExpired):
-		return again(http.StatusBadRequest, T(lang, "correct.expired"))
+		return again(http.StatusBadRequest, locale.T(lang, "correct.expired"))
 	case err != nil:
-		return again(http.StatusForbidden, T(lang, "correct.bad_token"))
+		return again(http.StatusForbidden, locale.T(lang, "correct.bad_token"))
 	}
 	// A bot fills every field, the hidden one too, and sends at once. Tell
 	// it nothing: it gets the same thanks a person gets, and nothing is kept.
@@ -376,52 +377,52 @@ func (s *Site) submitCorrection(w http.ResponseWriter, r *http.Request, lang str
 		return nil
 	}
 	if age < s.desk.MinFill {
-		return again(http.StatusBadRequest, T(lang, "correct.too_fast"))
+		return again(http.StatusBadRequest, locale.T(lang, "correct.too_fast"))
 	}
 	var problems []string
 	// Bytes that are not UTF-8 (text pasted in another encoding) are
 	// refused, not stored: the form shows them again as U+FFFD.
 	if bad := f.sanitize(); bad {
-		problems = append(problems, T(lang, "correct.bad_utf8"))
+		problems = append(problems, locale.T(lang, "correct.bad_utf8"))
 	}
 	if !slices.Contains(correctionFields, f.Field) {
-		problems = append(problems, T(lang, "correct.need_field"))
+		problems = append(problems, locale.T(lang, "correct.need_field"))
 	}
 	if n := utf8.RuneCountInString(f.What); n < 10 || n > maxWhat {
-		problems = append(problems, Tf(lang, "correct.need_what", maxWhat))
+		problems = append(problems, locale.Tf(lang, "correct.need_what", maxWhat))
 	}
 	if n := utf8.RuneCountInString(f.Source); n == 0 || n > maxSource {
-		problems = append(problems, Tf(lang, "correct.need_source", maxSource))
+		problems = append(problems, locale.Tf(lang, "correct.need_source", maxSource))
 	} else if strings.Contains(f.Source, "://") {
 		if u, err := url.Parse(f.Source); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			problems = append(problems, T(lang, "correct.bad_source_url"))
+			problems = append(problems, locale.T(lang, "correct.bad_source_url"))
 		}
 	}
 	if utf8.RuneCountInString(f.Contact) > maxContact {
-		problems = append(problems, Tf(lang, "correct.long_contact", maxContact))
+		problems = append(problems, locale.Tf(lang, "correct.long_contact", maxContact))
 	}
 	if len(problems) > 0 {
 		return again(http.StatusBadRequest, problems...)
 	}
 	if s.desk.Allow != nil && !s.desk.Allow(r) {
 		w.Header().Set("Retry-After", "600")
-		return again(http.StatusTooManyRequests, T(lang, "correct.rate_limited"))
+		return again(http.StatusTooManyRequests, locale.T(lang, "correct.rate_limited"))
 	}
 	// A form is sent once: the same token again (a second click, a replay)
 	// keeps nothing more.
 	tok := r.PostForm.Get("t")
 	fresh, err := s.desk.Keys.Spend(r.Context(), formKey(tok), s.desk.Now().Add(formMaxAge-age+time.Minute))
 	if err != nil {
-		return again(http.StatusServiceUnavailable, T(lang, "correct.unavailable"))
+		return again(http.StatusServiceUnavailable, locale.T(lang, "correct.unavailable"))
 	}
 	if !fresh {
-		return again(http.StatusConflict, T(lang, "correct.already_sent"))
+		return again(http.StatusConflict, locale.T(lang, "correct.already_sent"))
 	}
 	if _, err := s.desk.Corrections.AddCorrection(r.Context(), &incidentlib.Correction{
 		CaseID: c.ID, Field: f.Field, What: f.What, Source: f.Source, Contact: f.Contact, Lang: lang,
 	}); err != nil {
 		if errors.Is(err, incidentlib.ErrUnavailable) {
-			return again(http.StatusServiceUnavailable, T(lang, "correct.unavailable"))
+			return again(http.StatusServiceUnavailable, locale.T(lang, "correct.unavailable"))
 		}
 		return err
 	}
@@ -447,7 +448,7 @@ func (s *Site) correctionThanks(w http.ResponseWriter, r *http.Request, lang str
 	if err != nil {
 		return err
 	}
-	return s.renderForm(w, r, lang, http.StatusOK, "correct_done", T(lang, "correct.thanks_title"), correctData{Case: c})
+	return s.renderForm(w, r, lang, http.StatusOK, "correct_done", locale.T(lang, "correct.thanks_title"), correctData{Case: c})
 }
 
 // The desk.
@@ -471,34 +472,34 @@ func (s *Site) deskLogin(w http.ResponseWriter, r *http.Request, lang string) er
 		http.Redirect(w, r, langPrefix[lang]+"/desk", http.StatusSeeOther)
 		return nil
 	}
-	return s.renderForm(w, r, lang, http.StatusOK, "desk_login", T(lang, "desk.login_title"), deskData{Token: s.desk.formToken("login"), Off: s.desk.Token == ""})
+	return s.renderForm(w, r, lang, http.StatusOK, "desk_login", locale.T(lang, "desk.login_title"), deskData{Token: s.desk.formToken("login"), Off: s.desk.Token == ""})
 }
 
 func (s *Site) deskSignIn(w http.ResponseWriter, r *http.Request, lang string) error {
 	r.Body = http.MaxBytesReader(w, r.Body, 8<<10)
 	r.ParseForm()
 	fail := func(code int, msg string) error {
-		return s.renderForm(w, r, lang, code, "desk_login", T(lang, "desk.login_title"), deskData{Token: s.desk.formToken("login"), Problems: []string{msg}, Off: s.desk.Token == ""})
+		return s.renderForm(w, r, lang, code, "desk_login", locale.T(lang, "desk.login_title"), deskData{Token: s.desk.formToken("login"), Problems: []string{msg}, Off: s.desk.Token == ""})
 	}
 	if s.desk.Token == "" {
-		return fail(http.StatusForbidden, T(lang, "desk.off"))
+		return fail(http.StatusForbidden, locale.T(lang, "desk.off"))
 	}
 	if !sameOrigin(r, s.base) {
-		return fail(http.StatusForbidden, T(lang, "correct.cross_site"))
+		return fail(http.StatusForbidden, locale.T(lang, "correct.cross_site"))
 	}
 	if _, err := s.desk.checkForm(r.PostForm.Get("t"), "login"); err != nil {
-		return fail(http.StatusForbidden, T(lang, "correct.bad_token"))
+		return fail(http.StatusForbidden, locale.T(lang, "correct.bad_token"))
 	}
 	client := s.desk.Client(r)
 	if d := s.desk.signIn.wait(client); d > 0 {
 		secs := int((d + time.Second - 1) / time.Second)
 		w.Header().Set("Retry-After", strconv.Itoa(secs))
-		return fail(http.StatusTooManyRequests, Tf(lang, "desk.slow_down", secs))
+		return fail(http.StatusTooManyRequests, locale.Tf(lang, "desk.slow_down", secs))
 	}
 	if subtle.ConstantTimeCompare([]byte(r.PostForm.Get("token")), []byte(s.desk.Token)) != 1 {
 		d := s.desk.signIn.failed(client)
 		w.Header().Set("Retry-After", strconv.Itoa(int((d+time.Second-1)/time.Second)))
-		return fail(http.StatusUnauthorized, T(lang, "desk.wrong_token"))
+		return fail(http.StatusUnauthorized, locale.T(lang, "desk.wrong_token"))
 	}
 	s.desk.signIn.succeeded(client)
 	http.SetCookie(w, &http.Cookie{Name: deskCookie, Value: s.desk.newSession(), Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode,
@@ -534,17 +535,17 @@ func (s *Site) signedIn(h func(w http.ResponseWriter, r *http.Request, lang, ses
 				http.Redirect(w, r, langPrefix[lang]+"/desk/login", http.StatusSeeOther)
 				return nil
 			}
-			s.renderStatus(w, r, lang, http.StatusForbidden, "error", &pageData{Title: T(lang, "desk.forbidden"), NoIndex: true, Data: errorData{http.StatusForbidden, T(lang, "desk.forbidden"), T(lang, "desk.forbidden_body")}})
+			s.renderStatus(w, r, lang, http.StatusForbidden, "error", &pageData{Title: locale.T(lang, "desk.forbidden"), NoIndex: true, Data: errorData{http.StatusForbidden, locale.T(lang, "desk.forbidden"), locale.T(lang, "desk.forbidden_body")}})
 			return nil
 		}
 		if r.Method == http.MethodPost {
 			r.Body = http.MaxBytesReader(w, r.Body, 16<<10)
 			r.ParseForm()
 			if !sameOrigin(r, s.base) {
-				return s.deskAgain(w, r, lang, sess, http.StatusForbidden, T(lang, "correct.cross_site"))
+				return s.deskAgain(w, r, lang, sess, http.StatusForbidden, locale.T(lang, "correct.cross_site"))
 			}
 			if _, err := s.desk.checkForm(r.PostForm.Get("t"), "desk:"+sess); err != nil {
-				return s.deskAgain(w, r, lang, sess, http.StatusForbidden, T(lang, "correct.bad_token"))
+				return s.deskAgain(w, r, lang, sess, http.StatusForbidden, locale.T(lang, "correct.bad_token"))
 			}
 		}
 		return h(w, r, lang, sess)
@@ -577,7 +578,7 @@ func (s *Site) deskAgain(w http.ResponseWriter, r *http.Request, lang, sess stri
 			d.Unreviewed = append(d.Unreviewed, c)
 		}
 	}
-	return s.renderForm(w, r, lang, code, "desk", T(lang, "desk.title"), d)
+	return s.renderForm(w, r, lang, code, "desk", locale.T(lang, "desk.title"), d)
 }
 
 func (s *Site) deskClose(w http.ResponseWriter, r *http.Request, lang, sess string) error {
@@ -588,16 +589,16 @@ func (s *Site) deskClose(w http.ResponseWriter, r *http.Request, lang, sess stri
 	status := map[string]string{"resolve": incidentlib.CorrectionResolved, "dismiss": incidentlib.CorrectionDismissed}[r.PostForm.Get("action")]
 	note := strings.TrimSpace(r.PostForm.Get("note"))
 	if status == "" {
-		return s.deskAgain(w, r, lang, sess, http.StatusBadRequest, T(lang, "desk.bad_action"))
+		return s.deskAgain(w, r, lang, sess, http.StatusBadRequest, locale.T(lang, "desk.bad_action"))
 	}
 	if utf8.RuneCountInString(note) > maxWhat {
-		return s.deskAgain(w, r, lang, sess, http.StatusBadRequest, Tf(lang, "desk.long_note", maxWhat))
+		return s.deskAgain(w, r, lang, sess, http.StatusBadRequest, locale.Tf(lang, "desk.long_note", maxWhat))
 	}
 	switch err := s.desk.Corrections.CloseCorrection(r.Context(), id, status, note); {
 	case errors.Is(err, incidentlib.ErrNotFound):
-		return s.deskAgain(w, r, lang, sess, http.StatusNotFound, T(lang, "desk.no_correction"))
+		return s.deskAgain(w, r, lang, sess, http.StatusNotFound, locale.T(lang, "desk.no_correction"))
 	case errors.Is(err, incidentlib.ErrConflict):
-		return s.deskAgain(w, r, lang, sess, http.StatusConflict, T(lang, "desk.already_closed"))
+		return s.deskAgain(w, r, lang, sess, http.StatusConflict, locale.T(lang, "desk.already_closed"))
 	case err != nil:
 		return err
 	}
@@ -609,14 +610,14 @@ func (s *Site) deskReview(w http.ResponseWriter, r *http.Request, lang, sess str
 	id := strings.ToUpper(r.PathValue("id"))
 	by := strings.TrimSpace(r.PostForm.Get("by"))
 	if by == "" || utf8.RuneCountInString(by) > 100 {
-		return s.deskAgain(w, r, lang, sess, http.StatusBadRequest, T(lang, "desk.need_reviewer"))
+		return s.deskAgain(w, r, lang, sess, http.StatusBadRequest, locale.T(lang, "desk.need_reviewer"))
 	}
 	if s.desk.Review == nil {
-		return s.deskAgain(w, r, lang, sess, http.StatusServiceUnavailable, T(lang, "correct.unavailable"))
+		return s.deskAgain(w, r, lang, sess, http.StatusServiceUnavailable, locale.T(lang, "correct.unavailable"))
 	}
 	if err := s.desk.Review(r.Context(), id, by); err != nil {
 		if errors.Is(err, incidentlib.ErrNotFound) {
-			return s.deskAgain(w, r, lang, sess, http.StatusNotFound, T(lang, "desk.no_case"))
+			return s.deskAgain(w, r, lang, sess, http.StatusNotFound, locale.T(lang, "desk.no_case"))
 		}
 		if errors.Is(err, incidentlib.ErrInvalid) {
 			return s.deskAgain(w, r, lang, sess, http.StatusBadRequest, err.Error())
@@ -632,11 +633,11 @@ func (s *Site) deskHomeDone(w http.ResponseWriter, r *http.Request, lang, sess s
 	msg := ""
 	switch r.URL.Query().Get("done") {
 	case incidentlib.CorrectionResolved:
-		msg = T(lang, "desk.done_resolved")
+		msg = locale.T(lang, "desk.done_resolved")
 	case incidentlib.CorrectionDismissed:
-		msg = T(lang, "desk.done_dismissed")
+		msg = locale.T(lang, "desk.done_dismissed")
 	case "reviewed":
-		msg = T(lang, "desk.done_reviewed")
+		msg = locale.T(lang, "desk.done_reviewed")
 	}
 	return s.deskAgain(w, r, lang, sess, http.StatusOK, msg)
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/internal/locale"
 )
 
 // FeedSize is how many of the newest cases the Atom feed carries.
@@ -72,7 +73,7 @@ func rfc3339(s string) string {
 // several (both languages, the whole library and an organisation) sees one
 // case once.
 func (s *Site) feed(w http.ResponseWriter, r *http.Request, lang string) error {
-	return s.writeFeed(w, r, lang, s.ix.Cases(), T(lang, "feed.title"), "/feed.atom", "/")
+	return s.writeFeed(w, r, lang, s.ix.Cases(), locale.T(lang, "feed.title"), "/feed.atom", "/")
 }
 
 // writeFeed writes the Atom feed of the newest FeedSize of cases (newest
@@ -86,13 +87,13 @@ func (s *Site) writeFeed(w http.ResponseWriter, r *http.Request, lang string, ca
 	f := atomFeed{
 		Lang:     lang,
 		Title:    title,
-		Subtitle: T(lang, "site.description"),
+		Subtitle: locale.T(lang, "site.description"),
 		ID:       s.base + prefix + self,
 		Links: []atomLink{
 			{Rel: "self", Href: s.base + prefix + self, Type: "application/atom+xml"},
 			{Rel: "alternate", Href: s.base + prefix + page, Type: "text/html", HrefLang: lang},
 		},
-		Author: atomPerson{Name: T(lang, "feed.author")},
+		Author: atomPerson{Name: locale.T(lang, "feed.author")},
 	}
 	latest := ""
 	for _, c := range cases {

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/internal/locale"
 )
 
 // prose turns a case's plain text into HTML: blank lines separate
@@ -237,7 +238,7 @@ func fold(s string, n int) string {
 // page's language ("2h 30m", "2시간 30분"), or "–" when the write-up gives none.
 func duration(p *string, lang string) string {
 	if p == nil || *p == "" {
-		return T(lang, "unknown")
+		return locale.T(lang, "unknown")
 	}
 	d, err := time.ParseDuration(*p)
 	if err != nil {
@@ -270,7 +271,7 @@ func duration(p *string, lang string) string {
 // orUnknown shows "–" for facts the write-up does not give.
 func orUnknown(s, lang string) string {
 	if incidentlib.IsUnknown(s) {
-		return T(lang, "unknown")
+		return locale.T(lang, "unknown")
 	}
 	return s
 }

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/internal/locale"
 	"github.com/incidentlib/incidentlib/internal/search"
 )
 
@@ -149,17 +150,17 @@ func (s *Site) caseList(w http.ResponseWriter, r *http.Request, lang string) err
 		case search.ProblemUnknown:
 			// Links from elsewhere carry their own parameters (utm_…).
 		case search.ProblemEnum:
-			problems = append(problems, Tf(lang, "list.bad_sort", echo(b.Value)))
+			problems = append(problems, locale.Tf(lang, "list.bad_sort", echo(b.Value)))
 		case search.ProblemYearOrder:
-			problems = append(problems, Tf(lang, "list.bad_year_order", b.Numbers[0], b.Numbers[1]))
+			problems = append(problems, locale.Tf(lang, "list.bad_year_order", b.Numbers[0], b.Numbers[1]))
 		case search.ProblemNotBool:
-			problems = append(problems, Tf(lang, "list.bad_reviewed", echo(b.Value)))
+			problems = append(problems, locale.Tf(lang, "list.bad_reviewed", echo(b.Value)))
 		default:
 			switch b.Param {
 			case "page":
-				problems = append(problems, Tf(lang, "list.bad_page", echo(b.Value)))
+				problems = append(problems, locale.Tf(lang, "list.bad_page", echo(b.Value)))
 			case "year_from", "year_to":
-				problems = append(problems, Tf(lang, "list.bad_year", b.Param, echo(b.Value)))
+				problems = append(problems, locale.Tf(lang, "list.bad_year", b.Param, echo(b.Value)))
 			default:
 				problems = append(problems, b.Error())
 			}
@@ -175,13 +176,13 @@ func (s *Site) caseList(w http.ResponseWriter, r *http.Request, lang string) err
 		if fv.Field == search.OrgFilter {
 			name, ok := orgs[fv.Value]
 			if !ok {
-				problems = append(problems, Tf(lang, "list.bad_org", echo(fv.Value)))
+				problems = append(problems, locale.Tf(lang, "list.bad_org", echo(fv.Value)))
 				continue
 			}
 			label = name
 		} else {
 			if !s.vocab.Has(fv.Field, fv.Value) {
-				problems = append(problems, Tf(lang, "list.bad_term", echo(fv.Value), T(lang, "facet."+fv.Field)))
+				problems = append(problems, locale.Tf(lang, "list.bad_term", echo(fv.Value), locale.T(lang, "facet."+fv.Field)))
 				continue
 			}
 			label = s.vocab.Label(fv.Field, fv.Value, lang)
@@ -202,11 +203,11 @@ func (s *Site) caseList(w http.ResponseWriter, r *http.Request, lang string) err
 		}
 	}
 	d := s.listData(st, res, capProblems(lang, problems))
-	title := T(lang, "list.title")
+	title := locale.T(lang, "list.title")
 	if st.q != "" {
-		title = Tf(lang, "list.title_q", st.q)
+		title = locale.Tf(lang, "list.title_q", st.q)
 	}
-	p := &pageData{Title: title, Description: T(lang, "list.description"), Data: d}
+	p := &pageData{Title: title, Description: locale.T(lang, "list.description"), Data: d}
 	// Result pages are endless in number; the sitemap lists what to index.
 	p.NoIndex = st.q != "" || len(st.filters) > 1 || st.page > 1
 	if len(problems) > 0 {
@@ -315,7 +316,7 @@ func (s *Site) listData(st listState, res *search.Result, problems []string) lis
 	}
 	for _, o := range []string{search.SortRelevance, search.SortNewest, search.SortOldest} {
 		sel := st.sort == o || (st.sort == "" && o == def)
-		d.SortOptions = append(d.SortOptions, sortOption{o, T(lang, "sort."+o), sel})
+		d.SortOptions = append(d.SortOptions, sortOption{o, locale.T(lang, "sort."+o), sel})
 	}
 	return d
 }
@@ -343,5 +344,5 @@ func capProblems(lang string, problems []string) []string {
 	if len(problems) <= maxProblems {
 		return problems
 	}
-	return append(problems[:maxProblems:maxProblems], Tf(lang, "list.more_problems", len(problems)-maxProblems))
+	return append(problems[:maxProblems:maxProblems], locale.Tf(lang, "list.more_problems", len(problems)-maxProblems))
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/internal/locale"
 	"github.com/incidentlib/incidentlib/internal/search"
 )
 
@@ -49,8 +50,8 @@ func (s *Site) orgsPage(w http.ResponseWriter, r *http.Request, lang string) err
 		d.Cases += o.Count
 	}
 	return s.render(w, r, lang, "orgs", &pageData{
-		Title:         T(lang, "orgs.title"),
-		Description:   Tf(lang, "orgs.description", len(d.Orgs), d.Cases),
+		Title:         locale.T(lang, "orgs.title"),
+		Description:   locale.Tf(lang, "orgs.description", len(d.Orgs), d.Cases),
 		CanonicalPath: "/orgs",
 		Data:          d,
 	})
@@ -118,10 +119,10 @@ func (s *Site) orgPage(w http.ResponseWriter, r *http.Request, lang string) erro
 		}
 	}
 	return s.render(w, r, lang, "org", &pageData{
-		Title:         Tf(lang, "org.title", name),
-		Description:   Tf(lang, "org.description", name, len(cases)),
+		Title:         locale.Tf(lang, "org.title", name),
+		Description:   locale.Tf(lang, "org.description", name, len(cases)),
 		CanonicalPath: orgPath(slug),
-		Feed:          &feedLink{Title: Tf(lang, "org.feed_title", name), URL: d.FeedURL},
+		Feed:          &feedLink{Title: locale.Tf(lang, "org.feed_title", name), URL: d.FeedURL},
 		Data:          d,
 	})
 }
@@ -154,5 +155,5 @@ func (s *Site) orgFeed(w http.ResponseWriter, r *http.Request, lang string) erro
 		}
 		return err
 	}
-	return s.writeFeed(w, r, lang, cases, Tf(lang, "org.feed_title", name), orgPath(slug)+"/feed.atom", orgPath(slug))
+	return s.writeFeed(w, r, lang, cases, locale.Tf(lang, "org.feed_title", name), orgPath(slug)+"/feed.atom", orgPath(slug))
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/internal/locale"
 	"github.com/incidentlib/incidentlib/internal/search"
 )
 
@@ -154,8 +155,8 @@ func (s *Site) home(w http.ResponseWriter, r *http.Request, lang string) error {
 	d.Components = s.topTerms(counts, incidentlib.VocabComponents, lang, 12)
 	d.Symptoms = s.topTerms(counts, incidentlib.VocabSymptoms, lang, 8)
 	return s.render(w, r, lang, "home", &pageData{
-		Title:       T(lang, "home.title"),
-		Description: T(lang, "site.description"),
+		Title:       locale.T(lang, "home.title"),
+		Description: locale.T(lang, "site.description"),
 		Data:        d,
 	})
 }
@@ -315,7 +316,7 @@ func (s *Site) topicPage(w http.ResponseWriter, r *http.Request, lang string) er
 	if p := paramFor(tp.Vocab); p != "" {
 		d.ListURL = langPrefix[lang] + "/cases?" + p + "=" + tp.Term.ID
 	}
-	d.ByYear = yearChart(tp.ByYear, lang, T(lang, "topic.by_year"))
+	d.ByYear = yearChart(tp.ByYear, lang, locale.T(lang, "topic.by_year"))
 	d.ByYear.QuietCaption = true
 	all := d.Cases
 	d.Total = len(all)
@@ -335,7 +336,7 @@ func (s *Site) topicPage(w http.ResponseWriter, r *http.Request, lang string) er
 	}
 	label := tp.Term.Label.In(lang)
 	return s.render(w, r, lang, "topic", &pageData{
-		Title:       label + " · " + T(lang, "vocab."+tp.Vocab),
+		Title:       label + " · " + locale.T(lang, "vocab."+tp.Vocab),
 		Description: tp.Term.Description.In(lang),
 		Data:        d,
 	})
@@ -360,16 +361,16 @@ func (s *Site) vocabPage(w http.ResponseWriter, r *http.Request, lang string) er
 		groups = append(groups, g)
 	}
 	return s.render(w, r, lang, "vocab", &pageData{
-		Title:       T(lang, "vocab.title"),
-		Description: T(lang, "vocab.intro"),
+		Title:       locale.T(lang, "vocab.title"),
+		Description: locale.T(lang, "vocab.intro"),
 		Data:        struct{ Groups []vocabGroup }{groups},
 	})
 }
 
 func (s *Site) apiDocs(w http.ResponseWriter, r *http.Request, lang string) error {
 	return s.render(w, r, lang, "api", &pageData{
-		Title:       T(lang, "api.title"),
-		Description: T(lang, "api.intro"),
+		Title:       locale.T(lang, "api.title"),
+		Description: locale.T(lang, "api.intro"),
 		Data: struct {
 			API, MCP, Example string
 			Tools             []Tool
@@ -394,8 +395,8 @@ func (s *Site) errorData(lang string, code int) *pageData {
 		key = "error.405"
 	}
 	return &pageData{
-		Title:   T(lang, key+".title"),
+		Title:   locale.T(lang, key+".title"),
 		NoIndex: true,
-		Data:    errorData{code, T(lang, key+".title"), T(lang, key+".body")},
+		Data:    errorData{code, locale.T(lang, key+".title"), locale.T(lang, key+".body")},
 	}
 }

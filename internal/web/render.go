@@ -111,9 +111,9 @@ func (s *Site) parseTemplates() (map[string]map[string]*template.Template, error
 func (s *Site) funcs(lang string) template.FuncMap {
 	prefix := langPrefix[lang]
 	return template.FuncMap{
-		"t":        func(key string) string { return T(lang, key) },
+		"t":        func(key string) string { return locale.T(lang, key) },
 		"navItems": navItems,
-		"tf":       func(key string, args ...any) string { return Tf(lang, key, args...) },
+		"tf":       func(key string, args ...any) string { return locale.Tf(lang, key, args...) },
 		// n words a count: "1 case", "2 cases", "사례 2건".
 		"n": func(key string, n int) string { return locale.N(lang, key, n) },
 		"path": func(p string) string {
@@ -140,8 +140,8 @@ func (s *Site) funcs(lang string) template.FuncMap {
 			return prefix + incidentlib.CasePath(id)
 		},
 		"orgURL":    func(slug string) string { return prefix + orgPath(slug) },
-		"vocabName": func(v string) string { return T(lang, "vocab."+v) },
-		"dateKind":  func(k string) string { return T(lang, "date_kind."+k) },
+		"vocabName": func(v string) string { return locale.T(lang, "vocab."+v) },
+		"dateKind":  func(k string) string { return locale.T(lang, "date_kind."+k) },
 		"dur":       func(p *string) string { return duration(p, lang) },
 		"known":     func(s string) string { return orUnknown(s, lang) },
 		"severity":  func(id string) string { return s.severity(id, lang) },
@@ -186,13 +186,13 @@ func (s *Site) funcs(lang string) template.FuncMap {
 			return m, nil
 		},
 		// langName names a language in itself (한국어, English).
-		"langName":   func(l string) string { return T(l, "lang.name") },
-		"fieldLabel": func(f string) string { return T(lang, "facet."+f) },
+		"langName":   func(l string) string { return locale.T(l, "lang.name") },
+		"fieldLabel": func(f string) string { return locale.T(lang, "facet."+f) },
 		// checkSeverity names a kubegap severity in the page's language;
 		// one this site does not know shows as kubegap wrote it.
 		"checkSeverity": func(sev string) string {
 			if locale.Has(lang, "check.severity."+sev) {
-				return T(lang, "check.severity."+sev)
+				return locale.T(lang, "check.severity."+sev)
 			}
 			return sev
 		},
@@ -211,7 +211,7 @@ func (s *Site) topicPath(vocab, id string) string {
 
 func (s *Site) severity(id, lang string) string {
 	if id == "" || id == "unknown" {
-		return T(lang, "unknown")
+		return locale.T(lang, "unknown")
 	}
 	return s.vocab.Label(incidentlib.VocabSeverity, id, lang)
 }

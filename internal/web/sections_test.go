@@ -7,6 +7,7 @@ import (
 	"unicode"
 
 	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/internal/locale"
 	"github.com/incidentlib/incidentlib/internal/search"
 	"github.com/incidentlib/incidentlib/internal/web"
 )
@@ -38,7 +39,7 @@ func TestCasePageHasEverySection(t *testing.T) {
 				continue
 			}
 			n++
-			heading := `<h2 id="s-` + s.Anchor + `">` + html.EscapeString(web.T(lang, words)) + `</h2>`
+			heading := `<h2 id="s-` + s.Anchor + `">` + html.EscapeString(locale.T(lang, words)) + `</h2>`
 			i := strings.Index(r.body, heading)
 			if i < 0 {
 				t.Errorf("%s: no heading %s for section %s", target, heading, s.Key)

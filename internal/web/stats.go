@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/internal/locale"
 	"github.com/incidentlib/incidentlib/internal/search"
 )
 
@@ -33,7 +34,7 @@ func (s *Site) statsPage(w http.ResponseWriter, r *http.Request, lang string) er
 		}
 	}
 	sort.Slice(yc, func(i, j int) bool { return yc[i].Year < yc[j].Year })
-	d.Charts = append(d.Charts, yearChart(yc, lang, T(lang, "stats.by_year")))
+	d.Charts = append(d.Charts, yearChart(yc, lang, locale.T(lang, "stats.by_year")))
 
 	counts, err := s.termCounts()
 	if err != nil {
@@ -47,9 +48,9 @@ func (s *Site) statsPage(w http.ResponseWriter, r *http.Request, lang string) er
 		return out
 	}
 	causes := bars(incidentlib.VocabRootCause, 0)
-	d.Charts = append(d.Charts, barChart("chart-causes", T(lang, "stats.by_cause"), lang, causes))
+	d.Charts = append(d.Charts, barChart("chart-causes", locale.T(lang, "stats.by_cause"), lang, causes))
 	comps := bars(incidentlib.VocabComponents, 15)
-	d.Charts = append(d.Charts, barChart("chart-components", T(lang, "stats.top_components"), lang, comps))
+	d.Charts = append(d.Charts, barChart("chart-components", locale.T(lang, "stats.top_components"), lang, comps))
 
 	// Components × root cause: the most frequent components against every
 	// root cause that at least one of them meets.
@@ -91,11 +92,11 @@ func (s *Site) statsPage(w http.ResponseWriter, r *http.Request, lang string) er
 		}
 		m[i] = row
 	}
-	d.Charts = append(d.Charts, heatmap("chart-matrix", T(lang, "stats.matrix"), lang, rows, cols, m))
+	d.Charts = append(d.Charts, heatmap("chart-matrix", locale.T(lang, "stats.matrix"), lang, rows, cols, m))
 
 	return s.render(w, r, lang, "stats", &pageData{
-		Title:       T(lang, "stats.title"),
-		Description: T(lang, "stats.intro"),
+		Title:       locale.T(lang, "stats.title"),
+		Description: locale.T(lang, "stats.intro"),
 		Data:        d,
 	})
 }

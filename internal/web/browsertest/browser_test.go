@@ -26,6 +26,7 @@ import (
 
 	"github.com/incidentlib/incidentlib"
 	"github.com/incidentlib/incidentlib/internal/corpus"
+	"github.com/incidentlib/incidentlib/internal/locale"
 	"github.com/incidentlib/incidentlib/internal/search"
 	"github.com/incidentlib/incidentlib/internal/web"
 )
@@ -307,8 +308,8 @@ func TestReaderJourney(t *testing.T) {
 
 	// 1. Home.
 	navigate(t, ctx, ts.URL+"/")
-	if h1 := run(t, ctx, "home h1", chromedp.Text(chromedp.CSS("h1"), chromedp.NodeVisible)); h1 != web.T("ko", "home.heading") {
-		t.Errorf("home h1 = %q, want %q", h1, web.T("ko", "home.heading"))
+	if h1 := run(t, ctx, "home h1", chromedp.Text(chromedp.CSS("h1"), chromedp.NodeVisible)); h1 != locale.T("ko", "home.heading") {
+		t.Errorf("home h1 = %q, want %q", h1, locale.T("ko", "home.heading"))
 	}
 	if n := eval[int](t, ctx, `document.querySelectorAll('.home-newest .caseline').length`); n != 8 {
 		t.Errorf("home shows %d newest cases, want 8", n)
@@ -385,10 +386,10 @@ func TestReaderJourney(t *testing.T) {
 			default:
 				continue
 			}
-			wantH = append(wantH, web.T("ko", words))
+			wantH = append(wantH, locale.T("ko", words))
 		}
 	}
-	wantH = append(wantH, "관련 사례", "내 클러스터에도 있는지 확인하기", "AI 도구와 스크립트용", web.T("ko", "cite.heading"), web.T("ko", "casenav.label"))
+	wantH = append(wantH, "관련 사례", "내 클러스터에도 있는지 확인하기", "AI 도구와 스크립트용", locale.T("ko", "cite.heading"), locale.T("ko", "casenav.label"))
 	if !slices.Contains(wantH, "증상") || !slices.Contains(wantH, "교훈") || !slices.Contains(wantH, "원인") {
 		t.Errorf("the sections table gives the case page the headings %q", wantH)
 	}

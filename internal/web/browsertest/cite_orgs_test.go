@@ -15,6 +15,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/internal/locale"
 	"github.com/incidentlib/incidentlib/internal/web"
 )
 
@@ -139,7 +140,7 @@ func TestCiteNeighboursAndOrgs(t *testing.T) {
 				t.Errorf("%s: lang %q", casePath, got)
 			}
 			heading := run(t, ctx, "cite heading", chromedp.Text(chromedp.CSS("#s-cite"), chromedp.NodeVisible))
-			if heading != web.T(lang, "cite.heading") {
+			if heading != locale.T(lang, "cite.heading") {
 				t.Errorf("%s: cite heading %q", where(casePath), heading)
 			}
 			text := run(t, ctx, "cite text", chromedp.Text(chromedp.CSS("#cite .cite-text"), chromedp.NodeVisible))
@@ -151,7 +152,7 @@ func TestCiteNeighboursAndOrgs(t *testing.T) {
 			}
 			bib := eval[string](t, ctx, `document.querySelector('#cite .cite-bibtex').textContent`)
 			if !strings.HasPrefix(bib, "@misc{incidentlib-IL-0049,\n") || !strings.Contains(bib, "url          = {"+pageURL+"}") ||
-				!strings.Contains(bib, "note         = {"+web.Tf(lang, "cite.note", il49.UpdatedAt[:10])+"}") || strings.Contains(bib, "urldate =") {
+				!strings.Contains(bib, "note         = {"+locale.Tf(lang, "cite.note", il49.UpdatedAt[:10])+"}") || strings.Contains(bib, "urldate =") {
 				t.Errorf("%s: BibTeX %q", where(casePath), bib)
 			}
 			// The BibTeX wraps rather than scrolling off a phone.
@@ -232,7 +233,7 @@ func TestCiteNeighboursAndOrgs(t *testing.T) {
 			if len(dates) != orgs[slug] || !slices.IsSortedFunc(dates, func(a, b string) int { return strings.Compare(b, a) }) {
 				t.Errorf("%s: dates %q, want one a case, newest first", where(slug), dates)
 			}
-			if facet := run(t, ctx, "facet line", chromedp.Text(chromedp.CSS(".facet-line"), chromedp.NodeVisible)); !strings.Contains(facet, web.T(lang, "vocab.root_cause")) {
+			if facet := run(t, ctx, "facet line", chromedp.Text(chromedp.CSS(".facet-line"), chromedp.NodeVisible)); !strings.Contains(facet, locale.T(lang, "vocab.root_cause")) {
 				t.Errorf("%s: facet line %q", where(slug), facet)
 			}
 			feed := eval[string](t, ctx, `document.querySelector('link[rel=alternate][type="application/atom+xml"][href$="/orgs/`+slug+`/feed.atom"]').href`)
@@ -249,7 +250,7 @@ func TestCiteNeighboursAndOrgs(t *testing.T) {
 			if resp.Status != http.StatusNotFound {
 				t.Errorf("%s: unknown organisation answered %d", where("404"), resp.Status)
 			}
-			if h1 := run(t, ctx, "404 h1", chromedp.Text(chromedp.CSS("h1"), chromedp.NodeVisible)); h1 != web.T(lang, "error.404.title") {
+			if h1 := run(t, ctx, "404 h1", chromedp.Text(chromedp.CSS("h1"), chromedp.NodeVisible)); h1 != locale.T(lang, "error.404.title") {
 				t.Errorf("%s: 404 heading %q", where("404"), h1)
 			}
 			axeClean(t, ctx, e, where("unknown org"))
