@@ -553,7 +553,7 @@ func newMCP(stdin io.Reader, stdout io.Writer) *cobra.Command {
 	var o mcptools.Options
 	cmd := &cobra.Command{
 		Use:   "mcp",
-		Short: "Serve scan, list_checks, explain_check and get_incident over MCP on stdio (read-only)",
+		Short: "Serve MCP on stdio (read-only tools: " + strings.Join(mcptools.Tools().Names(), ", ") + ")",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			corp, err := loadCorpus()

@@ -57,7 +57,10 @@ func TestTools(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]bool{"scan": true, "list_checks": true, "explain_check": true, "get_incident": true}
+	want := map[string]bool{}
+	for _, name := range mcptools.Tools().Names() {
+		want[name] = true
+	}
 	for _, tool := range tools.Tools {
 		if !want[tool.Name] {
 			t.Errorf("unexpected tool %s", tool.Name)
