@@ -236,160 +236,214 @@ func ParseParams(v url.Values, face Face, pageSize int) (Parsed, []ParamProblem)
 // bounds is refused with them, never clamped. pageSize turns page into
 // Query.Offset; it matters on FacePages only.
 func Parse(v url.Values, face Face, route Route, pageSize int) (Parsed, []ParamProblem) {
-	var probs []ParamProblem
-	bad := func(p, val string, k ProblemKind, format string, args ...any) {
-		probs = append(probs, ParamProblem{Param: p, Value: val, Kind: k, msg: fmt.Sprintf(format, args...)})
+	ps := &parser{face: face, pageSize: pageSize, out: Parsed{Page: 1, Query: Query{Filters: map[string][]string{}}}}
+	ps.unknown(v, route)
+	for i := range Params {
+		p := &Params[i]
+		if !p.Takes(face, route) {
+			continue
+		}
+		raw := ps.values(v, p)
+		if slices.IndexFunc(raw, func(s string) bool { return !utf8.ValidString(s) }) >= 0 {
+			ps.bad(p.Name, "", ProblemUTF8, "parameter %q is not valid UTF-8", p.Name)
+			continue
+		}
+		if len(raw) == 0 {
+			continue
+		}
+		switch p.Kind {
+		case KindText:
+			if p.Name == "q" {
+				ps.out.Query.Text = strings.TrimSpace(raw[0])
+			}
+		case KindEnum, KindLang:
+			ps.word(p, raw[0])
+		case KindFields:
+			ps.fields(raw)
+		case KindInt:
+			ps.number(p, raw[0])
+		case KindBool:
+			ps.boolean(p, raw[0])
+		case KindTerms, KindAllOf, KindOrgs:
+			ps.terms(p, raw)
+		}
 	}
-	out := Parsed{Page: 1, Query: Query{Filters: map[string][]string{}}}
-	q := &out.Query
+	ps.yearOrder()
+	if face == FacePages && pageSize > 0 {
+		ps.out.Query.Offset, ps.out.Query.Limit = (ps.out.Page-1)*pageSize, pageSize
+	}
+	return ps.out, ps.probs
+}
+
+// parser holds one Parse: what it has read and the problems it found.
+type parser struct {
+	face     Face
+	pageSize int
+	out      Parsed
+	probs    []ParamProblem
+}
+
+func (ps *parser) bad(p, val string, k ProblemKind, format string, args ...any) {
+	ps.probs = append(ps.probs, ParamProblem{Param: p, Value: val, Kind: k, msg: fmt.Sprintf(format, args...)})
+}
+
+// unknown names each parameter the face does not take for route, with the
+// ones it does.
+func (ps *parser) unknown(v url.Values, route Route) {
 	names := make([]string, 0, len(v))
 	for name := range v {
 		names = append(names, name)
 	}
 	slices.Sort(names)
 	for _, name := range names {
-		if p := ParamNamed(name); p == nil || !p.Takes(face, route) || (p.Name != name && face != FacePages) {
+		if p := ParamNamed(name); p == nil || !p.Takes(ps.face, route) || (p.Name != name && ps.face != FacePages) {
 			takes := "no parameters"
-			if names := RouteParamNames(face, route); len(names) > 0 {
+			if names := RouteParamNames(ps.face, route); len(names) > 0 {
 				takes = strings.Join(names, ", ")
 			}
-			bad(name, "", ProblemUnknown, "unknown parameter %q; this route takes %s", cutParam(name, 40), takes)
+			ps.bad(name, "", ProblemUnknown, "unknown parameter %q; this route takes %s", cutParam(name, 40), takes)
 		}
 	}
-	for _, p := range Params {
-		if !p.Takes(face, route) {
-			continue
+}
+
+// values are p's values as given: on the pages, the names they write
+// (the aliases) come first, as the pages link them.
+func (ps *parser) values(v url.Values, p *Param) []string {
+	var raw []string
+	if ps.face == FacePages {
+		for _, a := range p.Aliases {
+			raw = append(raw, v[a]...)
 		}
-		var raw []string
-		if face == FacePages {
-			// The names the pages write come first, as the pages link them.
-			for _, a := range p.Aliases {
-				raw = append(raw, v[a]...)
-			}
+	}
+	return append(raw, v[p.Name]...)
+}
+
+// word reads one of a closed set: an enum as written, a language by the
+// one language rule.
+func (ps *parser) word(p *Param, one string) {
+	if one == "" {
+		return
+	}
+	q := &ps.out.Query
+	if p.Kind == KindLang {
+		l, err := locale.Parse(one)
+		if err != nil {
+			ps.bad(p.Name, one, ProblemEnum, "%s %q is not supported; use %s", p.Name, cutParam(one, 40), strings.Join(p.Enum, " or "))
+			return
 		}
-		raw = append(raw, v[p.Name]...)
-		if i := slices.IndexFunc(raw, func(s string) bool { return !utf8.ValidString(s) }); i >= 0 {
-			bad(p.Name, "", ProblemUTF8, "parameter %q is not valid UTF-8", p.Name)
-			continue
-		}
-		if len(raw) == 0 {
-			continue
-		}
-		one := raw[0]
-		switch p.Kind {
-		case KindText:
-			if p.Name == "q" {
-				q.Text = strings.TrimSpace(one)
-			}
-		case KindEnum:
-			if one == "" {
-				continue
-			}
-			if !slices.Contains(p.Enum, one) {
-				bad(p.Name, one, ProblemEnum, "%s %q is not supported; use %s", p.Name, cutParam(one, 40), strings.Join(p.Enum, ", "))
-				continue
-			}
-			if p.Name == "sort" {
-				q.Sort = one
-			}
-		case KindLang:
-			if one == "" {
-				continue
-			}
-			l, err := locale.Parse(one)
-			if err != nil {
-				bad(p.Name, one, ProblemEnum, "%s %q is not supported; use %s", p.Name, cutParam(one, 40), strings.Join(p.Enum, " or "))
-				continue
-			}
-			q.Lang = l
-		case KindFields:
-			out.FieldsGiven = true
-			for _, r := range raw {
-				for _, f := range strings.Split(r, ",") {
-					if f = strings.TrimSpace(f); f != "" && !slices.Contains(out.Fields, f) {
-						out.Fields = append(out.Fields, f)
-					}
-				}
-			}
-		case KindInt:
-			if one == "" {
-				continue
-			}
-			n, err := strconv.Atoi(one)
-			if err != nil {
-				bad(p.Name, one, ProblemNotInt, "%s %q is not a whole number", p.Name, cutParam(one, 20))
-				continue
-			}
-			max := p.Max
-			if p.Name == "page" && pageSize > 0 {
-				max = MaxOffset/pageSize + 1 // no multiplication: it could overflow
-			}
-			if n < p.Min || (max > 0 && n > max) {
-				bad(p.Name, one, ProblemRange, "%s %d is outside %d to %d", p.Name, n, p.Min, max)
-				continue
-			}
-			switch p.Name {
-			case "year_from":
-				q.YearFrom = n
-			case "year_to":
-				q.YearTo = n
-			case "offset":
-				q.Offset = n
-			case "limit":
-				q.Limit = n
-			case "page":
-				out.Page = n
-			}
-		case KindBool:
-			var val bool
-			switch one {
-			case "":
-				continue
-			case "true", "1":
-				val = true
-			case "false", "0":
-			default:
-				bad(p.Name, one, ProblemNotBool, "%s must be true or false", p.Name)
-				continue
-			}
-			switch p.Name {
-			case "reviewed":
-				q.Reviewed = &val
-			case "facets":
-				out.Facets = val
-			case "private":
-				out.Private = val
-			}
-		case KindTerms, KindAllOf, KindOrgs:
-			seen := map[string]bool{}
-			for _, r := range raw {
-				for _, t := range strings.Split(r, ",") {
-					if t = strings.TrimSpace(t); t == "" || seen[t] {
-						continue
-					}
-					seen[t] = true
-					out.Values = append(out.Values, FilterValue{Param: p.Name, Field: p.Field, Value: t, AllOf: p.Kind == KindAllOf})
-					if p.Kind == KindAllOf {
-						if q.AllOf == nil {
-							q.AllOf = map[string][]string{}
-						}
-						q.AllOf[p.Field] = append(q.AllOf[p.Field], t)
-					} else {
-						q.Filters[p.Field] = append(q.Filters[p.Field], t)
-					}
-				}
+		q.Lang = l
+		return
+	}
+	if !slices.Contains(p.Enum, one) {
+		ps.bad(p.Name, one, ProblemEnum, "%s %q is not supported; use %s", p.Name, cutParam(one, 40), strings.Join(p.Enum, ", "))
+		return
+	}
+	if p.Name == "sort" {
+		q.Sort = one
+	}
+}
+
+// fields reads fields=a,b (repeatable), in order, without repeats.
+func (ps *parser) fields(raw []string) {
+	ps.out.FieldsGiven = true
+	for _, r := range raw {
+		for _, f := range strings.Split(r, ",") {
+			if f = strings.TrimSpace(f); f != "" && !slices.Contains(ps.out.Fields, f) {
+				ps.out.Fields = append(ps.out.Fields, f)
 			}
 		}
 	}
+}
+
+// number reads a whole number within its bounds; one outside them is
+// refused with them.
+func (ps *parser) number(p *Param, one string) {
+	if one == "" {
+		return
+	}
+	n, err := strconv.Atoi(one)
+	if err != nil {
+		ps.bad(p.Name, one, ProblemNotInt, "%s %q is not a whole number", p.Name, cutParam(one, 20))
+		return
+	}
+	max := p.Max
+	if p.Name == "page" && ps.pageSize > 0 {
+		max = MaxOffset/ps.pageSize + 1 // no multiplication: it could overflow
+	}
+	if n < p.Min || (max > 0 && n > max) {
+		ps.bad(p.Name, one, ProblemRange, "%s %d is outside %d to %d", p.Name, n, p.Min, max)
+		return
+	}
+	q := &ps.out.Query
+	switch p.Name {
+	case "year_from":
+		q.YearFrom = n
+	case "year_to":
+		q.YearTo = n
+	case "offset":
+		q.Offset = n
+	case "limit":
+		q.Limit = n
+	case "page":
+		ps.out.Page = n
+	}
+}
+
+// boolean reads true or false (1 or 0).
+func (ps *parser) boolean(p *Param, one string) {
+	var val bool
+	switch one {
+	case "":
+		return
+	case "true", "1":
+		val = true
+	case "false", "0":
+	default:
+		ps.bad(p.Name, one, ProblemNotBool, "%s must be true or false", p.Name)
+		return
+	}
+	switch p.Name {
+	case "reviewed":
+		ps.out.Query.Reviewed = &val
+	case "facets":
+		ps.out.Facets = val
+	case "private":
+		ps.out.Private = val
+	}
+}
+
+// terms reads a filter's values, repeated or comma-separated, without
+// repeats: any of them, or all of them for KindAllOf.
+func (ps *parser) terms(p *Param, raw []string) {
+	q := &ps.out.Query
+	seen := map[string]bool{}
+	for _, r := range raw {
+		for _, t := range strings.Split(r, ",") {
+			if t = strings.TrimSpace(t); t == "" || seen[t] {
+				continue
+			}
+			seen[t] = true
+			ps.out.Values = append(ps.out.Values, FilterValue{Param: p.Name, Field: p.Field, Value: t, AllOf: p.Kind == KindAllOf})
+			if p.Kind == KindAllOf {
+				if q.AllOf == nil {
+					q.AllOf = map[string][]string{}
+				}
+				q.AllOf[p.Field] = append(q.AllOf[p.Field], t)
+			} else {
+				q.Filters[p.Field] = append(q.Filters[p.Field], t)
+			}
+		}
+	}
+}
+
+// yearOrder refuses a year_from after year_to, naming both.
+func (ps *parser) yearOrder() {
+	q := &ps.out.Query
 	if q.YearFrom != 0 && q.YearTo != 0 && q.YearFrom > q.YearTo {
-		bad("year_from", strconv.Itoa(q.YearFrom), ProblemYearOrder, "year_from %d is after year_to %d", q.YearFrom, q.YearTo)
-		probs[len(probs)-1].Numbers = []int{q.YearFrom, q.YearTo}
+		ps.bad("year_from", strconv.Itoa(q.YearFrom), ProblemYearOrder, "year_from %d is after year_to %d", q.YearFrom, q.YearTo)
+		ps.probs[len(ps.probs)-1].Numbers = []int{q.YearFrom, q.YearTo}
 		q.YearFrom, q.YearTo = 0, 0
 	}
-	if face == FacePages && pageSize > 0 {
-		q.Offset, q.Limit = (out.Page-1)*pageSize, pageSize
-	}
-	return out, probs
 }
 
 func cutParam(s string, n int) string { return truncateRunes(strings.ToValidUTF8(s, "?"), n) }
