@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/incidentlib/incidentlib"
@@ -146,24 +147,9 @@ func (s *Site) caseList(w http.ResponseWriter, r *http.Request, lang string) err
 	st := listState{lang: lang, q: q.Text, page: parsed.Page, sort: q.Sort}
 	var problems []string
 	for _, b := range bad {
-		switch b.Kind {
-		case search.ProblemUnknown:
-			// Links from elsewhere carry their own parameters (utm_…).
-		case search.ProblemEnum:
-			problems = append(problems, locale.Tf(lang, "list.bad_sort", echo(b.Value)))
-		case search.ProblemYearOrder:
-			problems = append(problems, locale.Tf(lang, "list.bad_year_order", b.Numbers[0], b.Numbers[1]))
-		case search.ProblemNotBool:
-			problems = append(problems, locale.Tf(lang, "list.bad_reviewed", echo(b.Value)))
-		default:
-			switch b.Param {
-			case "page":
-				problems = append(problems, locale.Tf(lang, "list.bad_page", echo(b.Value)))
-			case "year_from", "year_to":
-				problems = append(problems, locale.Tf(lang, "list.bad_year", b.Param, echo(b.Value)))
-			default:
-				problems = append(problems, b.Error())
-			}
+		// Links from elsewhere carry their own parameters (utm_…).
+		if b.Kind != search.ProblemUnknown {
+			problems = append(problems, problemWords(lang, b))
 		}
 	}
 	orgs := map[string]string{}
@@ -319,6 +305,29 @@ func (s *Site) listData(st listState, res *search.Result, problems []string) lis
 		d.SortOptions = append(d.SortOptions, sortOption{o, locale.T(lang, "sort."+o), sel})
 	}
 	return d
+}
+
+// problemWords says, in the catalogue's words in lang, what was wrong with
+// a list parameter: by the parameter where the page has words of its own
+// for it (page, the years), else by the problem's kind; never in the
+// parser's own (English) message.
+func problemWords(lang string, b search.ParamProblem) string {
+	v := echo(b.Value)
+	switch {
+	case b.Kind == search.ProblemUTF8:
+		return locale.Tf(lang, "list.bad_utf8", b.Param)
+	case b.Param == "page":
+		return locale.Tf(lang, "list.bad_page", v)
+	case b.Kind == search.ProblemYearOrder && len(b.Numbers) == 2:
+		return locale.Tf(lang, "list.bad_year_order", b.Numbers[0], b.Numbers[1])
+	case b.Param == "year_from" || b.Param == "year_to":
+		return locale.Tf(lang, "list.bad_year", b.Param, v)
+	case b.Kind == search.ProblemNotBool:
+		return locale.Tf(lang, "list.bad_bool", b.Param, v)
+	case b.Kind == search.ProblemEnum && b.Param == "sort":
+		return locale.Tf(lang, "list.bad_sort", v, strings.Join(search.ParamNamed("sort").Enum, ", "))
+	}
+	return locale.Tf(lang, "list.bad_value", b.Param, v)
 }
 
 // Bounds on what a list page echoes of a bad request: a value is cut to

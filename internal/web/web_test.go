@@ -448,6 +448,10 @@ func TestBadInput(t *testing.T) {
 		{"/cases?year_from=twenty", []string{"year_from 값 ‘twenty’ 는 연도가 아닙니다"}},
 		{"/cases?year_from=2024&year_to=2019", []string{"시작 연도 2024 가 끝 연도 2019 보다 늦어"}},
 		{"/cases?reviewed=maybe", []string{"reviewed 값 ‘maybe’"}},
+		{"/en/cases?reviewed=maybe", []string{"reviewed ‘maybe’ must be true or false"}},
+		{"/cases?sort=sideways", []string{"relevance, date, -date 중 하나를"}},
+		{"/cases?q=%FF", []string{"q 값이 올바른 UTF-8 이 아니어서"}},
+		{"/en/cases?q=%FF", []string{"q is not valid UTF-8, so it was left out"}},
 		{"/cases?page=0", []string{"‘0’ 페이지는 없어서"}},
 		{"/cases?page=-3", []string{"‘-3’ 페이지는"}},
 		{"/cases?page=9223372036854775807", []string{"‘9223372036854775807’ 페이지는"}},
@@ -471,6 +475,10 @@ func TestBadInput(t *testing.T) {
 			if !strings.Contains(r.body, w) {
 				t.Errorf("GET %s lacks %q", tt.path, w)
 			}
+		}
+		// The words are the catalogue's, never the parser's English.
+		if strings.Contains(r.body, "is not valid UTF-8;") || strings.Contains(r.body, "is not supported; use relevance") || strings.Contains(r.body, "parameter &#34;") {
+			t.Errorf("GET %s shows the parameter parser's own message", tt.path)
 		}
 	}
 	// A huge bad request gets a page of bounded size: values are cut and
