@@ -147,15 +147,43 @@ func ParseCase(file string, data []byte, v *incidentlib.Vocab) (*incidentlib.Cas
 }
 
 func checkCase(file string, pos positions, c *incidentlib.Case, v *incidentlib.Vocab) []Problem {
-	var probs []Problem
-	add := func(p, format string, args ...any) {
-		probs = append(probs, Problem{file, pos.line(p), fmt.Sprintf(format, args...)})
-	}
+	k := &caseCheck{file: file, pos: pos, c: c, v: v}
+	k.fields()
+	k.terms()
+	k.sources()
+	k.links()
+	probs := k.probs
+	probs = append(probs, checkTexts(file, pos, "", reflect.ValueOf(*c))...)
+	probs = append(probs, checkProse(file, pos, c)...)
+	probs = append(probs, checkImpact(file, pos, c)...)
+	probs = append(probs, checkEditorial(file, pos, c)...)
+	return probs
+}
+
+// caseCheck is one run of checkCase: the case, where its fields are and
+// the problems found so far.
+type caseCheck struct {
+	file  string
+	pos   positions
+	c     *incidentlib.Case
+	v     *incidentlib.Vocab
+	probs []Problem
+}
+
+// add reports a problem at the line of the field at path p.
+func (k *caseCheck) add(p, format string, args ...any) {
+	k.probs = append(k.probs, Problem{k.file, k.pos.line(p), fmt.Sprintf(format, args...)})
+}
+
+// fields checks the case's single values: id, org_slug, dates, review and
+// timeline durations.
+func (k *caseCheck) fields() {
+	c, add := k.c, k.add
 	if c.ID != "" && !incidentlib.ValidID(c.ID) {
 		add("id", "id %q is not valid; expected IL- and four digits (IL-0049), or more digits without a leading zero (IL-12345)", c.ID)
 	}
-	if base := strings.TrimSuffix(path.Base(file), ".yaml"); c.ID != "" && base != c.ID {
-		add("id", "id %q does not match the file name %q; name the file %s.yaml", c.ID, path.Base(file), c.ID)
+	if base := strings.TrimSuffix(path.Base(k.file), ".yaml"); c.ID != "" && base != c.ID {
+		add("id", "id %q does not match the file name %q; name the file %s.yaml", c.ID, path.Base(k.file), c.ID)
 	}
 	if c.OrgSlug != "" && !slugRE.MatchString(c.OrgSlug) {
 		add("org_slug", "org_slug %q is not valid; use lower-case letters, digits and hyphens", c.OrgSlug)
@@ -190,36 +218,50 @@ func checkCase(file string, pos positions, c *incidentlib.Case, v *incidentlib.V
 			add(d.p, "%s %q is not a duration; expected a Go duration such as 4m or 2h30m, or null", d.p, *d.v)
 		}
 	}
-	checkTerms := func(p, vocab string, ids []string, min int) {
-		if !pos.usable(p) {
-			return
-		}
-		if len(ids) < min {
-			add(p, "%s is empty; expected at least %d term from vocab.yaml %s", p, min, vocab)
-		}
-		seen := map[string]bool{}
-		for i, id := range ids {
-			ip := fmt.Sprintf("%s[%d]", p, i)
-			if seen[id] {
-				add(ip, "%s lists %q twice", p, id)
-			}
-			seen[id] = true
-			if !v.Has(vocab, id) {
-				add(ip, "%s: unknown term %q; expected a term of vocab.yaml %s (%s)", p, id, vocab, strings.Join(v.IDs(vocab), ", "))
-			}
-		}
-	}
-	checkTerms("domain", incidentlib.VocabDomain, c.Domain, 1)
-	checkTerms("symptoms", incidentlib.VocabSymptoms, c.Symptoms, 1)
-	checkTerms("components", incidentlib.VocabComponents, c.Components, 1)
-	checkTerms("contributing", incidentlib.VocabContributing, c.Contributing, 0)
+}
+
+// terms checks the fields that list vocabulary terms.
+func (k *caseCheck) terms() {
+	c := k.c
+	k.termList("domain", incidentlib.VocabDomain, c.Domain, 1)
+	k.termList("symptoms", incidentlib.VocabSymptoms, c.Symptoms, 1)
+	k.termList("components", incidentlib.VocabComponents, c.Components, 1)
+	k.termList("contributing", incidentlib.VocabContributing, c.Contributing, 0)
 	if c.RootCause != "" {
-		checkTerms("root_cause", incidentlib.VocabRootCause, []string{c.RootCause}, 1)
+		k.termList("root_cause", incidentlib.VocabRootCause, []string{c.RootCause}, 1)
 	}
 	if c.Severity != "" {
-		checkTerms("severity", incidentlib.VocabSeverity, []string{c.Severity}, 1)
+		k.termList("severity", incidentlib.VocabSeverity, []string{c.Severity}, 1)
 	}
-	if len(c.Sources) == 0 && pos.usable("sources") {
+}
+
+// termList checks that the field at p lists at least min terms of the
+// vocabulary's list vocab, each once.
+func (k *caseCheck) termList(p, vocab string, ids []string, min int) {
+	if !k.pos.usable(p) {
+		return
+	}
+	if len(ids) < min {
+		k.add(p, "%s is empty; expected at least %d term from vocab.yaml %s", p, min, vocab)
+	}
+	seen := map[string]bool{}
+	for i, id := range ids {
+		ip := fmt.Sprintf("%s[%d]", p, i)
+		if seen[id] {
+			k.add(ip, "%s lists %q twice", p, id)
+		}
+		seen[id] = true
+		if !k.v.Has(vocab, id) {
+			k.add(ip, "%s: unknown term %q; expected a term of vocab.yaml %s (%s)", p, id, vocab, strings.Join(k.v.IDs(vocab), ", "))
+		}
+	}
+}
+
+// sources checks the case's sources: at least one, each with a URL, its
+// own title and a known kind.
+func (k *caseCheck) sources() {
+	c, v, add := k.c, k.v, k.add
+	if len(c.Sources) == 0 && k.pos.usable("sources") {
 		add("sources", "a case needs at least one source: the public write-up it is based on")
 	}
 	for i, s := range c.Sources {
@@ -235,6 +277,12 @@ func checkCase(file string, pos positions, c *incidentlib.Case, v *incidentlib.V
 			add(p+".kind", "%s.kind: unknown source kind %q; expected one of %s", p, s.Kind, strings.Join(v.IDs(incidentlib.VocabSourceKind), ", "))
 		}
 	}
+}
+
+// links checks the case's docs URLs and the ids of its related and earlier
+// cases.
+func (k *caseCheck) links() {
+	c, add := k.c, k.add
 	for i, d := range c.Docs {
 		checkURL(add, fmt.Sprintf("docs[%d]", i), d)
 	}
@@ -252,11 +300,6 @@ func checkCase(file string, pos positions, c *incidentlib.Case, v *incidentlib.V
 			add("recurrence_of", "recurrence_of names the case itself (%s); name an earlier case or null", *r)
 		}
 	}
-	probs = append(probs, checkTexts(file, pos, "", reflect.ValueOf(*c))...)
-	probs = append(probs, checkProse(file, pos, c)...)
-	probs = append(probs, checkImpact(file, pos, c)...)
-	probs = append(probs, checkEditorial(file, pos, c)...)
-	return probs
 }
 
 // validDate accepts a full date, or a month or year alone for write-ups
@@ -298,12 +341,32 @@ func Load(fsys fs.FS, vocabFS fs.FS) (*Result, error) {
 		return nil, fmt.Errorf("read the cases folder: %w", err)
 	}
 	res := &Result{}
-	type loaded struct {
-		c    *incidentlib.Case
-		file string
-		pos  positions
-		bad  bool
-	}
+	all := readCases(fsys, entries, vocab, res)
+	res.markDuplicateIDs(all)
+	good := res.checkAcross(all, existingIDs(entries, all))
+	sort.SliceStable(res.Problems, func(i, j int) bool {
+		a, b := res.Problems[i], res.Problems[j]
+		if a.File != b.File {
+			return incidentlib.CompareCaseFiles(a.File, b.File) < 0
+		}
+		return a.Line < b.Line
+	})
+	res.Corpus = NewCorpus(vocab, good)
+	return res, nil
+}
+
+// loaded is a case file Load parsed: its case, where its fields are, and
+// whether it has a problem.
+type loaded struct {
+	c    *incidentlib.Case
+	file string
+	pos  positions
+	bad  bool
+}
+
+// readCases parses and checks each case file of entries on its own, counts
+// them in res.Files and adds their problems to res.
+func readCases(fsys fs.FS, entries []fs.DirEntry, vocab *incidentlib.Vocab, res *Result) []*loaded {
 	var all []*loaded
 	for _, e := range entries {
 		if e.IsDir() || strings.HasPrefix(e.Name(), ".") {
@@ -326,8 +389,12 @@ func Load(fsys fs.FS, vocabFS fs.FS) (*Result, error) {
 			all = append(all, &loaded{c, file, pos, len(probs) > 0})
 		}
 	}
-	ids := map[string]*loaded{}
-	exists := map[string]bool{} // ids of every case file, valid or not
+	return all
+}
+
+// existingIDs returns the ids of every case file, valid or not.
+func existingIDs(entries []fs.DirEntry, all []*loaded) map[string]bool {
+	exists := map[string]bool{}
 	for _, e := range entries {
 		if stem := strings.TrimSuffix(e.Name(), ".yaml"); incidentlib.ValidID(stem) {
 			exists[stem] = true
@@ -336,6 +403,13 @@ func Load(fsys fs.FS, vocabFS fs.FS) (*Result, error) {
 	for _, l := range all {
 		exists[l.c.ID] = true
 	}
+	return exists
+}
+
+// markDuplicateIDs reports, and marks bad, every case whose id an earlier
+// one already uses.
+func (res *Result) markDuplicateIDs(all []*loaded) {
+	ids := map[string]*loaded{}
 	for _, l := range all {
 		if l.c.ID == "" {
 			continue
@@ -347,6 +421,12 @@ func Load(fsys fs.FS, vocabFS fs.FS) (*Result, error) {
 		}
 		ids[l.c.ID] = l
 	}
+}
+
+// checkAcross checks what each case shares with the others (its sources)
+// and the cases it names (related, recurrence_of) among those that exist,
+// and returns the cases without a problem.
+func (res *Result) checkAcross(all []*loaded, exists map[string]bool) []*incidentlib.Case {
 	var good []*incidentlib.Case
 	shared := sharedSources{}
 	for _, l := range all {
@@ -371,15 +451,7 @@ func Load(fsys fs.FS, vocabFS fs.FS) (*Result, error) {
 			good = append(good, l.c)
 		}
 	}
-	sort.SliceStable(res.Problems, func(i, j int) bool {
-		a, b := res.Problems[i], res.Problems[j]
-		if a.File != b.File {
-			return incidentlib.CompareCaseFiles(a.File, b.File) < 0
-		}
-		return a.Line < b.Line
-	})
-	res.Corpus = NewCorpus(vocab, good)
-	return res, nil
+	return good
 }
 
 // LoadEmbedded loads the corpus built into the binary. It fails when the
