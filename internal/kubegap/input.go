@@ -112,6 +112,35 @@ func ReadFiles(paths []string, stdin io.Reader, cs []*checks.Check) (*inventory.
 // the whole truth about the kinds it could hold. It fails only when a path
 // does not exist or when the input holds no Kubernetes object at all.
 func ReadInput(paths []string, stdin io.Reader, cs []*checks.Check, o ReadOptions) (*inventory.Inventory, *Input, []manifest.Problem, error) {
+	rd := newReading(stdin, cs, o)
+	if err := rd.readAll(paths); err != nil {
+		return nil, nil, nil, err
+	}
+	for _, st := range rd.o.Streams {
+		paths = append(paths, st.Name)
+	}
+	problems := rd.summarize()
+	rd.in.paths = displayPaths(paths)
+	if err := nothingRead(rd.r.Objects, rd.in, problems, paths); err != nil {
+		return nil, nil, nil, err
+	}
+	return rd.inv, rd.in, problems, nil
+}
+
+// reading is one ReadInput under way: what it reads into, and the
+// objects it skipped so far, by reason and kind.
+type reading struct {
+	o       ReadOptions
+	need    map[inventory.Kind]bool
+	inv     *inventory.Inventory
+	in      *Input
+	r       *manifest.Reader
+	skipped map[string]map[string]int
+}
+
+// newReading applies o's defaults, marks every kind cs need as read and
+// sets up the reader, which decodes only the objects read wants.
+func newReading(stdin io.Reader, cs []*checks.Check, o ReadOptions) *reading {
 	if o.Namespace == "" {
 		o.Namespace = "default"
 	}
@@ -127,156 +156,187 @@ func ReadInput(paths []string, stdin io.Reader, cs []*checks.Check, o ReadOption
 	for k := range need {
 		inv.MarkRead(k)
 	}
-	in := &Input{Namespace: o.Namespace, KubeVersion: o.KubeVersion.String(), SkippedFiles: []manifest.Skip{}, SkippedObjects: []SkippedObjects{}}
-	skipped := map[string]map[string]int{}
-	skip := func(reason, kind string) {
-		if skipped[reason] == nil {
-			skipped[reason] = map[string]int{}
-		}
-		skipped[reason][kind]++
+	rd := &reading{o: o, need: need, inv: inv, skipped: map[string]map[string]int{},
+		in: &Input{Namespace: o.Namespace, KubeVersion: o.KubeVersion.String(), SkippedFiles: []manifest.Skip{}, SkippedObjects: []SkippedObjects{}}}
+	rd.r = &manifest.Reader{Want: rd.wants, Stdin: stdin, PlainFolders: o.PlainFolders}
+	return rd
+}
+
+// wants says whether an object's body is to be decoded: the kinds the
+// checks need, and the objects that become problems when read.
+func (rd *reading) wants(apiVersion, kind string) bool {
+	if _, gone := manifest.Removed(apiVersion, kind, rd.o.KubeVersion); gone {
+		return true // read, to name it in the problem
 	}
-	removed := func(apiVersion, kind string) bool {
-		_, gone := manifest.Removed(apiVersion, kind, o.KubeVersion)
-		return gone
+	if isBinding(apiVersion, kind) {
+		return true // validated as the API server would
 	}
-	want := func(apiVersion, kind string) bool {
-		if removed(apiVersion, kind) {
-			return true // read, to name it in the problem
-		}
-		if isBinding(apiVersion, kind) {
-			return true // validated as the API server would
-		}
-		k, ok := inventory.Lookup(apiVersion, kind)
-		return ok && need[k] && !inventory.Info(k).CountOnly
+	k, ok := inventory.Lookup(apiVersion, kind)
+	return ok && rd.need[k] && !inventory.Info(k).CountOnly
+}
+
+// skip counts an object not read.
+func (rd *reading) skip(reason, kind string) {
+	if rd.skipped[reason] == nil {
+		rd.skipped[reason] = map[string]int{}
 	}
-	r := &manifest.Reader{Want: want, Stdin: stdin, PlainFolders: o.PlainFolders}
-	read := func(d manifest.Doc) error {
-		// The object's namespace and name come from its one decode
-		// (AddObject); the rare paths that report an object before or
-		// without that decode read them with metaOf.
-		where := manifest.Problem{File: d.File, Line: d.Line, Kind: d.Kind}
-		if rm, gone := manifest.Removed(d.APIVersion, d.Kind, o.KubeVersion); gone {
-			where.Namespace, where.Name = metaOf(d.JSON)
-			where.Message = rm.Message(o.KubeVersion)
-			r.Problem(where)
-			skip(SkipProblem, d.Kind)
-			return nil
-		}
-		if isBinding(d.APIVersion, d.Kind) {
-			if msg := validateBinding(d.Kind, d.JSON); msg != "" {
-				where.Namespace, where.Name = metaOf(d.JSON)
-				where.Message = msg
-				r.Problem(where)
-				skip(SkipProblem, d.Kind)
-				return nil
-			}
-		}
-		k, ok := inventory.Lookup(d.APIVersion, d.Kind)
-		if !ok {
-			skip(SkipUnknownKind, d.APIVersion+" "+d.Kind)
-			return nil
-		}
-		if !need[k] {
-			skip(SkipNotNeeded, d.Kind)
-			return nil
-		}
-		if inventory.Info(k).CountOnly {
-			inv.AddCount(k, 1, false)
-			in.Checked++
-			return nil
-		}
-		src := inventory.Source{File: d.File, Line: d.Line, Template: d.Template}
-		filed, err := inv.AddObject(k, d.JSON, src, o.Namespace)
-		var dropped []manifest.PlaceholderField
-		if err != nil && !errors.As(err, new(*inventory.DuplicateError)) {
-			// A template placeholder in a field that is no string (a
-			// quantity, a number): that field is unknown, the rest of
-			// the object is scanned.
-			decodes := func(b []byte) bool {
-				_, err := inventory.New().AddObject(k, b, inventory.Source{}, o.Namespace)
-				return err == nil
-			}
-			if fixed, dr, ok := manifest.DropPlaceholders(d.JSON, decodes); ok {
-				filed, err = inv.AddObject(k, fixed, src, o.Namespace)
-				dropped = dr
-			}
-		}
-		ref := filed.Ref
-		if err != nil {
-			where.Namespace, where.Name = metaOf(d.JSON)
-		} else {
-			where.Namespace, where.Name = filed.Namespace, filed.Name
-		}
-		if o.NamespaceSet && where.Namespace != "" && where.Namespace != o.Namespace && inventory.Info(k).Namespaced {
-			p := where
-			p.Level = manifest.LevelWarning
-			p.Message = fmt.Sprintf("the object's namespace %s differs from -n %s: kubectl apply -n %s would refuse it; scanned in %s", where.Namespace, o.Namespace, o.Namespace, where.Namespace)
-			r.Problem(p)
-		}
-		var dup *inventory.DuplicateError
-		switch {
-		case errors.As(err, &dup):
-			p := where
-			p.Namespace = dup.Ref.Namespace
-			p.Message = fmt.Sprintf("the same %s (group, kind, namespace and name) is also at %s:%d; only that first copy was scanned: remove one of them", d.Kind, dup.First.File, dup.First.Line)
-			p.Also = []manifest.Place{{File: dup.First.File, Line: dup.First.Line}}
-			r.Problem(p)
-			skip(SkipDuplicate, d.Kind)
-			return nil
-		case err != nil:
-			r.Problem(decodeProblem(where, d.JSON, err))
-			skip(SkipProblem, d.Kind)
-			return nil
-		case ref.Name == "" && ref.Kind == "":
-			skip(SkipNotNeeded, d.Kind)
-			return nil
-		}
-		in.Checked++
-		for _, f := range dropped {
-			inv.MarkUnknown(ref, f.Path)
-			p := where
-			p.Namespace = ref.Namespace
-			p.Level = manifest.LevelWarning
-			p.Line = locate(d.File, d.Line, f.Text)
-			p.Message = fmt.Sprintf("unrendered template placeholder `%s` in %s: render the template first; that field is unknown to the checks (none reports it missing), and the rest of the object was scanned", f.Text, f.Path)
-			r.Problem(p)
-		}
-		if t, goTmpl := manifest.TemplateText(d.JSON); t != "" && !placeholderDropped(dropped, t) {
-			p := where
-			p.Namespace = ref.Namespace
-			p.Level = manifest.LevelWarning
-			p.Line = locate(d.File, d.Line, t)
-			if goTmpl {
-				p.Message = fmt.Sprintf("unrendered Go template `%s` in a string value: render the template first (helm template, or --chart DIR); scanned as written", t)
-			} else {
-				p.Message = fmt.Sprintf("unrendered template placeholder `%s`: render the template first; scanned as written", t)
-			}
-			r.Problem(p)
-		}
-		return nil
-	}
-	err := r.ReadPaths(paths, read)
-	for _, st := range o.Streams {
+	rd.skipped[reason][kind]++
+}
+
+// readAll reads the paths, then each stream, stopping at the first
+// error (a path that does not exist).
+func (rd *reading) readAll(paths []string) error {
+	err := rd.r.ReadPaths(paths, rd.read)
+	for _, st := range rd.o.Streams {
 		if err == nil {
-			fn := read
+			fn := rd.read
 			if st.FixedLine {
 				fn = func(d manifest.Doc) error {
 					d.Line = st.Line
-					return read(d)
+					return rd.read(d)
 				}
 			}
-			err = r.ReadStream(st.Name, st.R, fn)
+			err = rd.r.ReadStream(st.Name, st.R, fn)
 		}
 	}
+	return err
+}
+
+// read takes one document: a removed API version or an invalid binding
+// is a problem, a kind no selected check reads is counted and skipped,
+// and an object the checks read goes into the inventory.
+func (rd *reading) read(d manifest.Doc) error {
+	// The object's namespace and name come from its one decode
+	// (AddObject); the rare paths that report an object before or
+	// without that decode read them with metaOf.
+	where := manifest.Problem{File: d.File, Line: d.Line, Kind: d.Kind}
+	if msg := rd.refusal(d); msg != "" {
+		where.Namespace, where.Name = metaOf(d.JSON)
+		where.Message = msg
+		rd.r.Problem(where)
+		rd.skip(SkipProblem, d.Kind)
+		return nil
+	}
+	k, ok := inventory.Lookup(d.APIVersion, d.Kind)
+	switch {
+	case !ok:
+		rd.skip(SkipUnknownKind, d.APIVersion+" "+d.Kind)
+	case !rd.need[k]:
+		rd.skip(SkipNotNeeded, d.Kind)
+	case inventory.Info(k).CountOnly:
+		rd.inv.AddCount(k, 1, false)
+		rd.in.Checked++
+	default:
+		rd.addObject(k, d, where)
+	}
+	return nil
+}
+
+// refusal is why the API server would refuse the object, or "": an API
+// version the target Kubernetes no longer serves, or a binding it would
+// reject.
+func (rd *reading) refusal(d manifest.Doc) string {
+	if rm, gone := manifest.Removed(d.APIVersion, d.Kind, rd.o.KubeVersion); gone {
+		return rm.Message(rd.o.KubeVersion)
+	}
+	if isBinding(d.APIVersion, d.Kind) {
+		return validateBinding(d.Kind, d.JSON)
+	}
+	return ""
+}
+
+// addObject files an object of kind k in the inventory, and reports what
+// stands in its way or is doubtful about it: another namespace than -n, a
+// second copy, a body that does not decode, template text left in it.
+func (rd *reading) addObject(k inventory.Kind, d manifest.Doc, where manifest.Problem) {
+	filed, dropped, err := rd.file(k, d)
+	ref := filed.Ref
 	if err != nil {
-		return nil, nil, nil, err
+		where.Namespace, where.Name = metaOf(d.JSON)
+	} else {
+		where.Namespace, where.Name = filed.Namespace, filed.Name
 	}
-	for _, st := range o.Streams {
-		paths = append(paths, st.Name)
+	if rd.o.NamespaceSet && where.Namespace != "" && where.Namespace != rd.o.Namespace && inventory.Info(k).Namespaced {
+		p := where
+		p.Level = manifest.LevelWarning
+		p.Message = fmt.Sprintf("the object's namespace %s differs from -n %s: kubectl apply -n %s would refuse it; scanned in %s", where.Namespace, rd.o.Namespace, rd.o.Namespace, where.Namespace)
+		rd.r.Problem(p)
 	}
+	var dup *inventory.DuplicateError
+	switch {
+	case errors.As(err, &dup):
+		p := where
+		p.Namespace = dup.Ref.Namespace
+		p.Message = fmt.Sprintf("the same %s (group, kind, namespace and name) is also at %s:%d; only that first copy was scanned: remove one of them", d.Kind, dup.First.File, dup.First.Line)
+		p.Also = []manifest.Place{{File: dup.First.File, Line: dup.First.Line}}
+		rd.r.Problem(p)
+		rd.skip(SkipDuplicate, d.Kind)
+		return
+	case err != nil:
+		rd.r.Problem(decodeProblem(where, d.JSON, err))
+		rd.skip(SkipProblem, d.Kind)
+		return
+	case ref.Name == "" && ref.Kind == "":
+		rd.skip(SkipNotNeeded, d.Kind)
+		return
+	}
+	rd.in.Checked++
+	where.Namespace = ref.Namespace
+	rd.warnTemplates(ref, d, where, dropped)
+}
+
+// file adds the object to the inventory. An object that does not decode
+// for a template placeholder in a field that is no string (a quantity, a
+// number) is filed without those fields, which it returns: they are
+// unknown, and the rest of the object is scanned.
+func (rd *reading) file(k inventory.Kind, d manifest.Doc) (inventory.Filed, []manifest.PlaceholderField, error) {
+	src := inventory.Source{File: d.File, Line: d.Line, Template: d.Template}
+	filed, err := rd.inv.AddObject(k, d.JSON, src, rd.o.Namespace)
+	if err == nil || errors.As(err, new(*inventory.DuplicateError)) {
+		return filed, nil, err
+	}
+	decodes := func(b []byte) bool {
+		_, err := inventory.New().AddObject(k, b, inventory.Source{}, rd.o.Namespace)
+		return err == nil
+	}
+	fixed, dropped, ok := manifest.DropPlaceholders(d.JSON, decodes)
+	if !ok {
+		return filed, nil, err
+	}
+	filed, err = rd.inv.AddObject(k, fixed, src, rd.o.Namespace)
+	return filed, dropped, err
+}
+
+// warnTemplates marks the fields filed without their placeholder unknown,
+// and warns of each, and of template text left in a string value.
+func (rd *reading) warnTemplates(ref inventory.Ref, d manifest.Doc, where manifest.Problem, dropped []manifest.PlaceholderField) {
+	where.Level = manifest.LevelWarning
+	for _, f := range dropped {
+		rd.inv.MarkUnknown(ref, f.Path)
+		p := where
+		p.Line = locate(d.File, d.Line, f.Text)
+		p.Message = fmt.Sprintf("unrendered template placeholder `%s` in %s: render the template first; that field is unknown to the checks (none reports it missing), and the rest of the object was scanned", f.Text, f.Path)
+		rd.r.Problem(p)
+	}
+	if t, goTmpl := manifest.TemplateText(d.JSON); t != "" && !placeholderDropped(dropped, t) {
+		p := where
+		p.Line = locate(d.File, d.Line, t)
+		if goTmpl {
+			p.Message = fmt.Sprintf("unrendered Go template `%s` in a string value: render the template first (helm template, or --chart DIR); scanned as written", t)
+		} else {
+			p.Message = fmt.Sprintf("unrendered template placeholder `%s`: render the template first; scanned as written", t)
+		}
+		rd.r.Problem(p)
+	}
+}
+
+// summarize fills in what was read (files, objects, the files and the
+// objects skipped, by reason) and returns the problems, by file and line.
+func (rd *reading) summarize() []manifest.Problem {
+	in, r := rd.in, rd.r
 	in.Files, in.Objects = r.Files, r.Objects
 	in.SkippedFiles = append(in.SkippedFiles, r.Skipped...)
-	for reason, byKind := range skipped {
+	for reason, byKind := range rd.skipped {
 		so := SkippedObjects{Reason: reason}
 		for k, n := range byKind {
 			so.Count += n
@@ -296,36 +356,41 @@ func ReadInput(paths []string, stdin io.Reader, cs []*checks.Check, o ReadOption
 		}
 		return problems[i].Line < problems[j].Line
 	})
+	return problems
+}
+
+// nothingRead is the error of an input from which no object was read (of
+// objects in all, or none the checks could read and at least one
+// error-level problem): a scan that read nothing must never look like a
+// clean one (an empty folder, a failed "helm template … | kubegap scan -f
+// -", or objects none of which could be read). It lists the problems.
+func nothingRead(objects int, in *Input, problems []manifest.Problem, paths []string) error {
 	errorProblems := 0
 	for _, p := range problems {
 		if p.Level == manifest.LevelError {
 			errorProblems++
 		}
 	}
-	in.paths = displayPaths(paths)
-	if r.Objects == 0 || (in.Checked == 0 && errorProblems > 0) {
-		// A scan that read nothing must never look like a clean one: an
-		// empty folder, a failed "helm template … | kubegap scan -f -", or
-		// objects none of which could be read.
-		var msg string
-		switch {
-		case r.Objects == 0 && errorProblems == 0:
-			msg = fmt.Sprintf("the input (%s) holds no Kubernetes object", strings.Join(displayPaths(paths), ", "))
-		default:
-			msg = fmt.Sprintf("no Kubernetes object could be read from the input (%s)", strings.Join(displayPaths(paths), ", "))
-		}
-		if why := skipSummary(in.SkippedFiles); why != "" {
-			msg += " (" + why + ")"
-		}
-		if r.Objects == 0 {
-			msg += "; check the paths, and render Helm charts or kustomize folders first (--chart DIR, -k DIR, or helm template …, kubectl kustomize …)"
-		}
-		for _, p := range problems {
-			msg += "\n  " + p.String()
-		}
-		return nil, nil, nil, errors.New(msg)
+	if objects > 0 && (in.Checked > 0 || errorProblems == 0) {
+		return nil
 	}
-	return inv, in, problems, nil
+	var msg string
+	switch {
+	case objects == 0 && errorProblems == 0:
+		msg = fmt.Sprintf("the input (%s) holds no Kubernetes object", strings.Join(displayPaths(paths), ", "))
+	default:
+		msg = fmt.Sprintf("no Kubernetes object could be read from the input (%s)", strings.Join(displayPaths(paths), ", "))
+	}
+	if why := skipSummary(in.SkippedFiles); why != "" {
+		msg += " (" + why + ")"
+	}
+	if objects == 0 {
+		msg += "; check the paths, and render Helm charts or kustomize folders first (--chart DIR, -k DIR, or helm template …, kubectl kustomize …)"
+	}
+	for _, p := range problems {
+		msg += "\n  " + p.String()
+	}
+	return errors.New(msg)
 }
 
 // placeholderDropped says whether the template text t is that of a field

@@ -1,6 +1,8 @@
 package kubegap
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -157,5 +159,50 @@ metadata: {name: fine, namespace: shop}
 	// The ConfigMap outside kube-system is not needed, bad data or not.
 	if len(inv.ConfigMaps) != 0 || in.Checked != 1 {
 		t.Errorf("%d ConfigMaps filed, %d objects checked", len(inv.ConfigMaps), in.Checked)
+	}
+}
+
+// TestTemplateWarnings: template text left in an object costs no more
+// than its field. A placeholder in a field that is no string (a quantity)
+// is dropped, named in a warning at its line, and the object is scanned;
+// a Go template in a string value is a warning and is scanned as written;
+// the object counts as checked, and only warnings are raised.
+func TestTemplateWarnings(t *testing.T) {
+	const yaml = `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: web, namespace: shop}
+spec:
+  replicas: 2
+  selector: {matchLabels: {app: web}}
+  template:
+    metadata: {labels: {app: web}}
+    spec:
+      containers:
+      - name: web
+        image: "{{ .Values.image }}"
+        resources:
+          limits: {memory: __MEM__}
+`
+	file := filepath.Join(t.TempDir(), "web.yaml")
+	if err := os.WriteFile(file, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	inv, in, problems, err := ReadInput([]string{file}, nil, checks.All(), ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, p := range problems {
+		got = append(got, string(p.Level)+" "+strings.TrimPrefix(p.String(), file))
+	}
+	want := []string{
+		"warning :12: Deployment shop/web: unrendered Go template `{{ .Values.image }}` in a string value: render the template first (helm template, or --chart DIR); scanned as written",
+		"warning :14: Deployment shop/web: unrendered template placeholder `__MEM__` in spec.template.spec.containers[0].resources.limits.memory: render the template first; that field is unknown to the checks (none reports it missing), and the rest of the object was scanned",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("problems:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if len(inv.Deployments) != 1 || in.Checked != 1 {
+		t.Errorf("%d Deployments filed, %d objects checked; want the object scanned", len(inv.Deployments), in.Checked)
 	}
 }
