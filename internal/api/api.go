@@ -489,21 +489,9 @@ type TopicSummary struct {
 	Count int              `json:"count"`
 }
 
-// termCounter is a Reader that counts its cases per term, as the index
-// keeps them (search.View.TermCounts).
-type termCounter interface {
-	TermCounts() map[string]map[string]int
-}
-
-var _ termCounter = (*search.View)(nil)
-
 func (a *API) topics(w http.ResponseWriter, r *http.Request, q search.Parsed) error {
 	rd := a.reader(r)
-	tc, ok := rd.(termCounter)
-	if !ok {
-		return fmt.Errorf("api: the Reader %T keeps no term counts", rd)
-	}
-	counts := tc.TermCounts()
+	counts := rd.TermCounts()
 	items := []TopicSummary{}
 	for _, f := range search.FilterFields {
 		for _, t := range rd.Vocab().Lists[f] {

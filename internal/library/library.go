@@ -48,6 +48,9 @@ type Reader interface {
 	Orgs() []search.OrgCount
 	// Len counts the cases.
 	Len() int
+	// TermCounts is, for every vocabulary, how many of the cases carry
+	// each term, as the index keeps them.
+	TermCounts() map[string]map[string]int
 	// Private reports whether the Reader shows private cases: false for
 	// Library.Public. The faces that must only ever be public (the pages,
 	// MCP) refuse a Reader that does.

@@ -1,7 +1,6 @@
 package web
 
 import (
-	"fmt"
 	"net/http"
 	"slices"
 	"sort"
@@ -161,22 +160,10 @@ func (s *Site) home(w http.ResponseWriter, r *http.Request, lang string) error {
 	})
 }
 
-// termCounter is a Reader that counts its cases per term, as the index
-// keeps them (search.View.TermCounts).
-type termCounter interface {
-	TermCounts() map[string]map[string]int
-}
-
-var _ termCounter = (*search.View)(nil)
-
 // termCounts is, for every vocabulary, how many of the Reader's (public)
-// cases carry each term.
+// cases carry each term, as the index keeps them.
 func (s *Site) termCounts() (map[string]map[string]int, error) {
-	tc, ok := s.ix.(termCounter)
-	if !ok {
-		return nil, fmt.Errorf("web: the Reader %T keeps no term counts", s.ix)
-	}
-	return tc.TermCounts(), nil
+	return s.ix.TermCounts(), nil
 }
 
 // topTerms returns the n most used terms of vocab, most used first.
