@@ -300,70 +300,115 @@ func Import(name string, data []byte, c *corpus.Corpus) (map[string][]byte, corp
 // importCases is Import that also gives the cases as read back from their
 // files, in input order.
 func importCases(name string, data []byte, c *corpus.Corpus) ([]*incidentlib.Case, map[string][]byte, corpus.Problems) {
-	type entry struct {
-		line int
-		k    incidentlib.Case
-	}
-	var entries []entry
-	var probs corpus.Problems
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 {
 		return nil, nil, corpus.Problems{{File: name, Line: 1, Msg: "the input is empty; expected a JSON array of cases or one case a line"}}
 	}
-	decodeOne := func(line int, raw []byte) {
-		var k incidentlib.Case
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&k); err != nil {
-			probs = append(probs, corpus.Problem{File: name, Line: line, Msg: "not a case in the API shape: " + err.Error()})
-			return
-		}
-		entries = append(entries, entry{line, k})
-	}
+	im := &importer{name: name}
 	if trimmed[0] == '[' {
-		var raws []json.RawMessage
-		dec := json.NewDecoder(bytes.NewReader(data))
-		if err := dec.Decode(&raws); err != nil {
-			return nil, nil, corpus.Problems{{File: name, Line: lineAt(data, dec.InputOffset()), Msg: "malformed JSON: " + err.Error()}}
-		}
-		// Find where each element starts, to name its line.
-		off := bytes.IndexByte(data, '[') + 1
-		for _, raw := range raws {
-			i := bytes.Index(data[off:], raw)
-			line := lineAt(data, int64(off+max(i, 0)))
-			if i >= 0 {
-				off += i + len(raw)
-			}
-			decodeOne(line, raw)
+		if fatal := im.decodeArray(data); fatal != nil {
+			return nil, nil, fatal
 		}
 	} else {
-		for i, l := range bytes.Split(data, []byte("\n")) {
-			if len(bytes.TrimSpace(l)) == 0 {
-				continue
-			}
-			decodeOne(i+1, l)
-		}
+		im.decodeLines(data)
 	}
+	known := im.knownIDs(c)
+	cases, files := im.writeCases(c, known)
+	if len(im.probs) > 0 {
+		return nil, nil, im.probs
+	}
+	return cases, files, nil
+}
+
+// importer is one run of importCases: the input's name, the cases read
+// from it with their lines, and the problems found so far.
+type importer struct {
+	name    string
+	entries []importEntry
+	probs   corpus.Problems
+}
+
+// importEntry is a case of the input and the line it starts on.
+type importEntry struct {
+	line int
+	k    incidentlib.Case
+}
+
+// decodeOne reads the case raw, which starts on line, or reports why it
+// is not one.
+func (im *importer) decodeOne(line int, raw []byte) {
+	var k incidentlib.Case
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&k); err != nil {
+		im.probs = append(im.probs, corpus.Problem{File: im.name, Line: line, Msg: "not a case in the API shape: " + err.Error()})
+		return
+	}
+	im.entries = append(im.entries, importEntry{line, k})
+}
+
+// decodeArray reads a JSON array of cases. Malformed JSON is the one
+// problem returned.
+func (im *importer) decodeArray(data []byte) corpus.Problems {
+	var raws []json.RawMessage
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&raws); err != nil {
+		return corpus.Problems{{File: im.name, Line: lineAt(data, dec.InputOffset()), Msg: "malformed JSON: " + err.Error()}}
+	}
+	// Find where each element starts, to name its line.
+	off := bytes.IndexByte(data, '[') + 1
+	for _, raw := range raws {
+		i := bytes.Index(data[off:], raw)
+		line := lineAt(data, int64(off+max(i, 0)))
+		if i >= 0 {
+			off += i + len(raw)
+		}
+		im.decodeOne(line, raw)
+	}
+	return nil
+}
+
+// decodeLines reads one case a line, skipping blank lines.
+func (im *importer) decodeLines(data []byte) {
+	for i, l := range bytes.Split(data, []byte("\n")) {
+		if len(bytes.TrimSpace(l)) == 0 {
+			continue
+		}
+		im.decodeOne(i+1, l)
+	}
+}
+
+// knownIDs returns the ids of the corpus's cases and the input's, and
+// reports a case the input holds twice.
+func (im *importer) knownIDs(c *corpus.Corpus) map[string]bool {
 	known := map[string]bool{}
 	for _, k := range c.Cases {
 		known[k.ID] = true
 	}
 	seen := map[string]int{}
-	for _, en := range entries {
+	for _, en := range im.entries {
 		if prev, dup := seen[en.k.ID]; dup && en.k.ID != "" {
-			probs = append(probs, corpus.Problem{File: name, Line: en.line, Msg: fmt.Sprintf("case %s appears twice in the input (first at line %d)", en.k.ID, prev)})
+			im.probs = append(im.probs, corpus.Problem{File: im.name, Line: en.line, Msg: fmt.Sprintf("case %s appears twice in the input (first at line %d)", en.k.ID, prev)})
 		}
 		seen[en.k.ID] = en.line
 		known[en.k.ID] = true
 	}
+	return known
+}
+
+// writeCases writes each case as its YAML file, reads it back and checks
+// it as validate would, with the cases it names among the known ones. It
+// returns the cases read back, in input order, and the files by id.
+func (im *importer) writeCases(c *corpus.Corpus, known map[string]bool) ([]*incidentlib.Case, map[string][]byte) {
+	name := im.name
 	files := map[string][]byte{}
 	var cases []*incidentlib.Case
-	for _, en := range entries {
+	for _, en := range im.entries {
 		k := en.k
 		k.URL = ""
 		y, err := corpus.MarshalCase(&k)
 		if err != nil {
-			probs = append(probs, corpus.Problem{File: name, Line: en.line, Msg: "cannot write the case as YAML: " + err.Error()})
+			im.probs = append(im.probs, corpus.Problem{File: name, Line: en.line, Msg: "cannot write the case as YAML: " + err.Error()})
 			continue
 		}
 		file := "cases/" + k.ID + ".yaml"
@@ -372,27 +417,22 @@ func importCases(name string, data []byte, c *corpus.Corpus) ([]*incidentlib.Cas
 		}
 		parsed, _, ps := corpus.ParseCase(file, y, c.Vocab)
 		for _, p := range ps {
-			probs = append(probs, corpus.Problem{File: name, Line: en.line, Msg: fmt.Sprintf("case %s: %s", orQ(k.ID), strings.TrimPrefix(p.Msg, ""))})
+			im.probs = append(im.probs, corpus.Problem{File: name, Line: en.line, Msg: fmt.Sprintf("case %s: %s", orQ(k.ID), strings.TrimPrefix(p.Msg, ""))})
 		}
 		if parsed != nil {
 			for _, r := range parsed.Related {
 				if !known[r] {
-					probs = append(probs, corpus.Problem{File: name, Line: en.line, Msg: fmt.Sprintf("case %s: related case %s does not exist in the corpus or the input", orQ(k.ID), r)})
+					im.probs = append(im.probs, corpus.Problem{File: name, Line: en.line, Msg: fmt.Sprintf("case %s: related case %s does not exist in the corpus or the input", orQ(k.ID), r)})
 				}
 			}
 			if r := parsed.RecurrenceOf; r != nil && !known[*r] {
-				probs = append(probs, corpus.Problem{File: name, Line: en.line, Msg: fmt.Sprintf("case %s: recurrence_of names %s, which does not exist", orQ(k.ID), *r)})
+				im.probs = append(im.probs, corpus.Problem{File: name, Line: en.line, Msg: fmt.Sprintf("case %s: recurrence_of names %s, which does not exist", orQ(k.ID), *r)})
 			}
-		}
-		files[k.ID] = y
-		if parsed != nil {
 			cases = append(cases, parsed)
 		}
+		files[k.ID] = y
 	}
-	if len(probs) > 0 {
-		return nil, nil, probs
-	}
-	return cases, files, nil
+	return cases, files
 }
 
 func orQ(id string) string {

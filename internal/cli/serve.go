@@ -151,66 +151,77 @@ Writes need a token: set INCIDENTLIB_TOKEN, or INCIDENTLIB_TOKEN_FILE to a
 file holding it.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			start := time.Now()
-			log, err := server.NewLogger(cfg, os.Stderr)
-			if err != nil {
-				return usage(err) // --log-level or --log-format
-			}
-			if cfg.Token, err = readToken(); err != nil {
-				return openFailed(err)
-			}
-			if cfg.TrustedProxies, err = parseProxies(trusted); err != nil {
-				return usage(err)
-			}
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			c, err := e.serveCorpus()
-			if err != nil {
-				return err
-			}
-			st, where, err := openStore(ctx, cfg)
-			if err != nil {
-				return failure(err)
-			}
-			ln, err := net.Listen("tcp", cfg.Addr)
-			if err != nil {
-				st.Close()
-				return failure(fmt.Errorf("listen on %s: %w; choose another address with --addr", cfg.Addr, err))
-			}
-			if cfg.BaseURL == "" {
-				cfg.BaseURL = incidentlib.BaseURLFor(ln.Addr().String())
-			}
-			if cfg.ChecksFor, err = checksFor(); err != nil {
-				ln.Close()
-				st.Close()
-				return failure(err)
-			}
-			// A server's heap is its index, which lives as long as the
-			// process, and every request's garbage, which dies at once:
-			// collecting when the heap has grown by four times the live one
-			// (not by once) costs a few tens of MB and gave searches under
-			// load 6-7 % more throughput (docs/PERFORMANCE.md). A GOGC the
-			// user sets wins. (The setting is the process's, so it is made
-			// here, not in a constructor.)
-			if os.Getenv("GOGC") == "" {
-				debug.SetGCPercent(serveGCPercent)
-			}
-			srv, err := server.New(ctx, cfg, st, c, log)
-			if err != nil {
-				ln.Close()
-				st.Close()
-				return failure(err)
-			}
-			defer srv.Close()
-			log.Info("serving", "addr", ln.Addr().String(), "base_url", cfg.BaseURL, "store", where,
-				"writes", cfg.Token != "", "startup", time.Since(start).Round(time.Millisecond))
-			if err := srv.Serve(ctx, ln); err != nil {
-				return failure(err)
-			}
-			log.Info("stopped")
-			return nil
+			return runServe(e, &cfg, trusted)
 		},
 	}
+	serveFlags(cmd, &cfg, &trusted)
+	return cmd
+}
+
+// runServe opens the store, listens and serves until a signal stops it.
+func runServe(e *env, cfg *server.Config, trusted []string) error {
+	start := time.Now()
+	log, err := server.NewLogger(*cfg, os.Stderr)
+	if err != nil {
+		return usage(err) // --log-level or --log-format
+	}
+	if cfg.Token, err = readToken(); err != nil {
+		return openFailed(err)
+	}
+	if cfg.TrustedProxies, err = parseProxies(trusted); err != nil {
+		return usage(err)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	c, err := e.serveCorpus()
+	if err != nil {
+		return err
+	}
+	st, where, err := openStore(ctx, *cfg)
+	if err != nil {
+		return failure(err)
+	}
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		st.Close()
+		return failure(fmt.Errorf("listen on %s: %w; choose another address with --addr", cfg.Addr, err))
+	}
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = incidentlib.BaseURLFor(ln.Addr().String())
+	}
+	if cfg.ChecksFor, err = checksFor(); err != nil {
+		ln.Close()
+		st.Close()
+		return failure(err)
+	}
+	// A server's heap is its index, which lives as long as the
+	// process, and every request's garbage, which dies at once:
+	// collecting when the heap has grown by four times the live one
+	// (not by once) costs a few tens of MB and gave searches under
+	// load 6-7 % more throughput (docs/PERFORMANCE.md). A GOGC the
+	// user sets wins. (The setting is the process's, so it is made
+	// here, not in a constructor.)
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(serveGCPercent)
+	}
+	srv, err := server.New(ctx, *cfg, st, c, log)
+	if err != nil {
+		ln.Close()
+		st.Close()
+		return failure(err)
+	}
+	defer srv.Close()
+	log.Info("serving", "addr", ln.Addr().String(), "base_url", cfg.BaseURL, "store", where,
+		"writes", cfg.Token != "", "startup", time.Since(start).Round(time.Millisecond))
+	if err := srv.Serve(ctx, ln); err != nil {
+		return failure(err)
+	}
+	log.Info("stopped")
+	return nil
+}
+
+// serveFlags declares serve's flags, which set cfg and trusted.
+func serveFlags(cmd *cobra.Command, cfg *server.Config, trusted *[]string) {
 	f := cmd.Flags()
 	f.StringVar(&cfg.Addr, "addr", cfg.Addr, "address to listen on")
 	f.StringVar(&cfg.DBPath, "db", "", "SQLite database file (default: $XDG_DATA_HOME/incidentlib/incidentlib.db)")
@@ -225,9 +236,8 @@ file holding it.`,
 	f.DurationVar(&cfg.DrainFor, "drain", cfg.DrainFor, "on SIGTERM, keep serving this long with /readyz failing before closing the listener")
 	f.IntVar(&cfg.MCPConcurrency, "mcp-slots", 0, "MCP calls served at once; more wait a moment, then get 503 (0: 4 per CPU)")
 	f.IntVar(&cfg.MCPPerClient, "mcp-per-client", 0, "MCP calls one client may have in flight at once; more get 429 (0: a quarter of --mcp-slots, at least 2)")
-	f.StringSliceVar(&trusted, "trusted-proxy", nil, "address or CIDR network of a reverse proxy whose X-Forwarded-For names the client (repeatable; default: none, the peer is the client)")
+	f.StringSliceVar(trusted, "trusted-proxy", nil, "address or CIDR network of a reverse proxy whose X-Forwarded-For names the client (repeatable; default: none, the peer is the client)")
 	f.DurationVar(&cfg.ShutdownFor, "shutdown-timeout", cfg.ShutdownFor, "how long requests in flight may take to finish on SIGTERM")
-	return cmd
 }
 
 // parseProxies reads the --trusted-proxy values: addresses (a network of
