@@ -1,6 +1,6 @@
 // Package locale is the catalogue of words of every face of the product:
-// the web pages, the CLI, kubegap's reports. It holds one Korean and one
-// English table (ko.go, en.go) with the same keys, and the one function
+// the web pages, the CLI, kubegap's reports. It holds every key with its
+// Korean and its English words side by side (words.go), and the one function
 // that reads a language from a flag, a query parameter or the environment.
 //
 // Case texts and kubegap's check texts are data, not words of the
@@ -23,7 +23,20 @@ const (
 // Langs are the supported languages, the default first.
 var Langs = []string{KO, EN}
 
-var tables = map[string]map[string]string{KO: ko, EN: en}
+var tables = split(words)
+
+// split is the catalogue as one table a language; an empty Korean (a
+// count's .one form) is not a Korean key.
+func split(ws map[string]pair) map[string]map[string]string {
+	ko, en := map[string]string{}, map[string]string{}
+	for k, w := range ws {
+		if w.ko != "" {
+			ko[k] = w.ko
+		}
+		en[k] = w.en
+	}
+	return map[string]map[string]string{KO: ko, EN: en}
+}
 
 // Pattern is Parse's rule as a JSON Schema pattern (ECMA-262): ko or en
 // in any case, then perhaps a region or encoding. Schemas of a lang input
