@@ -143,18 +143,8 @@ func Read(ctx context.Context, o Options, kinds []inventory.Kind) (*inventory.In
 // ReadConfig is Read with a client configuration already built.
 func ReadConfig(ctx context.Context, cfg *rest.Config, o Options, kinds []inventory.Kind) (*inventory.Inventory, Stats, error) {
 	o.Defaults()
-	cfg = rest.CopyConfig(cfg)
-	cfg.QPS, cfg.Burst = o.QPS, o.Burst
-	cfg.Timeout = o.RequestTimeout
-	cfg.UserAgent = o.UserAgent
 	var n atomic.Int64
-	prev := cfg.WrapTransport
-	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
-		if prev != nil {
-			rt = prev(rt)
-		}
-		return counter{rt: rt, n: &n}
-	}
+	cfg = countingConfig(cfg, o, &n)
 	st := Stats{Host: cfg.Host}
 	cs, err := kubernetes.NewForConfig(cfg)
 	if err != nil {
@@ -170,18 +160,82 @@ func ReadConfig(ctx context.Context, cfg *rest.Config, o Options, kinds []invent
 		return nil, st, fmt.Errorf("cannot reach the API server at %s: %s", cfg.Host, describeErr(err))
 	}
 
-	inv := inventory.New()
-	var mu sync.Mutex
-	deny := func(k inventory.Kind, why string) {
-		mu.Lock()
-		st.Denied = append(st.Denied, Denied{Kind: k, Reason: why})
-		mu.Unlock()
+	r := &reader{ctx: ctx, o: o, cs: cs, p: p, inv: inventory.New(), st: &st}
+	r.plan(kinds, served)
+	r.checkAccess()
+	if err := ctx.Err(); err != nil {
+		st.Requests = int(n.Load())
+		return nil, st, fmt.Errorf("timed out asking for permissions at %s", cfg.Host)
 	}
-	type job struct {
-		k       inventory.Kind
-		version string
+	r.listAll()
+	st.Requests = int(n.Load())
+	if r.firstErr != nil {
+		return nil, st, r.firstErr
 	}
-	var jobs []job
+	if err := ctx.Err(); err != nil {
+		return nil, st, fmt.Errorf("timed out listing from %s", cfg.Host)
+	}
+	sort.Slice(st.Denied, func(i, j int) bool { return st.Denied[i].Kind < st.Denied[j].Kind })
+	return r.inv, st, nil
+}
+
+// countingConfig is a copy of cfg with o's limits, timeout and user agent,
+// whose transport counts its requests in n.
+func countingConfig(cfg *rest.Config, o Options, n *atomic.Int64) *rest.Config {
+	cfg = rest.CopyConfig(cfg)
+	cfg.QPS, cfg.Burst = o.QPS, o.Burst
+	cfg.Timeout = o.RequestTimeout
+	cfg.UserAgent = o.UserAgent
+	prev := cfg.WrapTransport
+	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
+		if prev != nil {
+			rt = prev(rt)
+		}
+		return counter{rt: rt, n: n}
+	}
+	return cfg
+}
+
+// reader is one run of ReadConfig after discovery: the kinds to list, at
+// which version, whether each may be listed, and what was read. mu guards
+// inv, st.Denied and firstErr, which the concurrent requests fill.
+type reader struct {
+	ctx      context.Context
+	o        Options
+	cs       *kubernetes.Clientset
+	p        *progress
+	mu       sync.Mutex
+	inv      *inventory.Inventory
+	st       *Stats
+	jobs     []readJob
+	allowed  []bool // by job: the user may list its kind
+	firstErr error
+}
+
+// readJob is a kind to list and the version to list it at.
+type readJob struct {
+	k       inventory.Kind
+	version string
+}
+
+// deny records that kind k cannot be read, and why.
+func (r *reader) deny(k inventory.Kind, why string) {
+	r.mu.Lock()
+	r.st.Denied = append(r.st.Denied, Denied{Kind: k, Reason: why})
+	r.mu.Unlock()
+}
+
+// markRead records that kind k was read in full.
+func (r *reader) markRead(k inventory.Kind) {
+	r.mu.Lock()
+	r.inv.MarkRead(k)
+	r.mu.Unlock()
+}
+
+// plan picks, for each kind, the first of its versions the API server
+// serves. A built-in kind it does not serve is denied; a custom kind whose
+// CRD is not installed is read: there are none.
+func (r *reader) plan(kinds []inventory.Kind, served map[string]bool) {
 	for _, k := range kinds {
 		info := inventory.Info(k)
 		v := ""
@@ -193,73 +247,62 @@ func ReadConfig(ctx context.Context, cfg *rest.Config, o Options, kinds []invent
 		}
 		switch {
 		case v != "":
-			jobs = append(jobs, job{k, v})
+			r.jobs = append(r.jobs, readJob{k, v})
 		case info.Builtin:
-			deny(k, fmt.Sprintf("the API server does not serve %s %s", info.ResourceName(), strings.Join(info.Versions, "/")))
+			r.deny(k, fmt.Sprintf("the API server does not serve %s %s", info.ResourceName(), strings.Join(info.Versions, "/")))
 		default:
-			inv.MarkRead(k) // its CRD is not installed: there are none
+			r.inv.MarkRead(k) // its CRD is not installed: there are none
 		}
 	}
+}
 
-	// Permissions first, one SelfSubjectAccessReview a kind.
-	allowed := make([]bool, len(jobs))
-	runAll(ctx, o.Concurrency, len(jobs), func(i int) {
-		info := inventory.Info(jobs[i].k)
-		p.show("checking access to " + info.ResourceName())
-		ok, why := canList(ctx, cs, info, scopeNamespace(info, o.Namespace))
+// checkAccess asks, one SelfSubjectAccessReview a kind, which kinds the
+// user may list, and denies the others.
+func (r *reader) checkAccess() {
+	r.allowed = make([]bool, len(r.jobs))
+	runAll(r.ctx, r.o.Concurrency, len(r.jobs), func(i int) {
+		info := inventory.Info(r.jobs[i].k)
+		r.p.show("checking access to " + info.ResourceName())
+		ok, why := canList(r.ctx, r.cs, info, scopeNamespace(info, r.o.Namespace))
 		if !ok {
-			deny(jobs[i].k, why)
+			r.deny(r.jobs[i].k, why)
 			return
 		}
-		allowed[i] = true
+		r.allowed[i] = true
 	})
-	if err := ctx.Err(); err != nil {
-		st.Requests = int(n.Load())
-		return nil, st, fmt.Errorf("timed out asking for permissions at %s", cfg.Host)
-	}
+}
 
-	rc := cs.CoreV1().RESTClient()
-	var firstErr error
-	runAll(ctx, o.Concurrency, len(jobs), func(i int) {
-		if !allowed[i] {
+// listAll lists every allowed kind into the inventory. A kind forbidden
+// after all is denied; the first other failure is kept in firstErr.
+func (r *reader) listAll() {
+	rc := r.cs.CoreV1().RESTClient()
+	runAll(r.ctx, r.o.Concurrency, len(r.jobs), func(i int) {
+		if !r.allowed[i] {
 			return
 		}
-		k := jobs[i].k
+		k := r.jobs[i].k
 		info := inventory.Info(k)
-		err := listKind(ctx, rc, info, jobs[i].version, scopeNamespace(info, o.Namespace), o, p, func(f func(*inventory.Inventory) error) error {
-			mu.Lock()
-			defer mu.Unlock()
-			return f(inv)
+		err := listKind(r.ctx, rc, info, r.jobs[i].version, scopeNamespace(info, r.o.Namespace), r.o, r.p, func(f func(*inventory.Inventory) error) error {
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			return f(r.inv)
 		})
 		var se *apierrors.StatusError
 		switch {
 		case err == nil:
-			mu.Lock()
-			inv.MarkRead(k)
-			mu.Unlock()
+			r.markRead(k)
 		case errors.As(err, &se) && apierrors.IsForbidden(err):
-			deny(k, "forbidden: "+se.ErrStatus.Message)
+			r.deny(k, "forbidden: "+se.ErrStatus.Message)
 		case errors.As(err, &se) && apierrors.IsNotFound(err) && !info.Builtin:
-			mu.Lock()
-			inv.MarkRead(k)
-			mu.Unlock()
+			r.markRead(k)
 		default:
-			mu.Lock()
-			if firstErr == nil {
-				firstErr = fmt.Errorf("list %s: %s", info.ResourceName(), describeErr(err))
+			r.mu.Lock()
+			if r.firstErr == nil {
+				r.firstErr = fmt.Errorf("list %s: %s", info.ResourceName(), describeErr(err))
 			}
-			mu.Unlock()
+			r.mu.Unlock()
 		}
 	})
-	st.Requests = int(n.Load())
-	if firstErr != nil {
-		return nil, st, firstErr
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, st, fmt.Errorf("timed out listing from %s", cfg.Host)
-	}
-	sort.Slice(st.Denied, func(i, j int) bool { return st.Denied[i].Kind < st.Denied[j].Kind })
-	return inv, st, nil
 }
 
 // scopeNamespace is the namespace a kind is read in ("" for all).
