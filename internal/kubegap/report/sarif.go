@@ -152,6 +152,30 @@ func ruleName(id string) string {
 }
 
 func writeSARIF(w io.Writer, res *kubegap.Result, lang, version string) error {
+	rules, index := sarifRules(lang)
+	results := []sarifResult{}
+	for _, f := range res.Findings {
+		results = append(results, sarifResultOf(f, res, index, lang))
+	}
+	run := sarifRun{
+		Tool:        sarifTool{Driver: sarifDriver{Name: "kubegap", Version: version, InformationURI: "https://github.com/incidentlib/incidentlib", Rules: rules}},
+		Invocations: []sarifInvocation{sarifInvocationOf(res, index, lang)},
+		Results:     results,
+	}
+	if usesBase(run) {
+		run.OriginalURIBaseIDs = map[string]sarifBase{srcRoot: srcRootBase()}
+	}
+	log := sarifLog{
+		Schema:  "https://json.schemastore.org/sarif-2.1.0.json",
+		Version: "2.1.0",
+		Runs:    []sarifRun{run},
+	}
+	return writeJSON(w, log)
+}
+
+// sarifRules describes every check as a rule, in lang, and returns the
+// rules and each check's index among them.
+func sarifRules(lang string) ([]sarifRule, map[string]int) {
 	all := checks.All()
 	index := map[string]int{}
 	rules := make([]sarifRule, 0, len(all))
@@ -167,61 +191,53 @@ func writeSARIF(w io.Writer, res *kubegap.Result, lang, version string) error {
 			Properties:           map[string]any{"tags": append([]string{"kubernetes", "reliability"}, c.Cases...), "precision": "medium"},
 		})
 	}
-	results := []sarifResult{}
-	for _, f := range res.Findings {
-		loc := sarifLocation{LogicalLocations: []sarifLogical{{Name: f.Object.Name, FullyQualifiedName: f.Object.String(), Kind: f.Object.Kind}}}
-		src, ok := res.Sources[f.Object]
-		switch {
-		case ok && src.File == manifest.StdinName:
-			// Standard input is no artifact anyone can open: no URI is
-			// made up for it; the line is kept as a property.
-			loc.Properties = map[string]any{"input": "standard input", "line": src.Line}
-		case ok && src.File != "":
-			loc.PhysicalLocation = &sarifPhysical{ArtifactLocation: artifactOf(src.File), Region: sarifRegion{StartLine: max(src.Line, 1)}}
-			if src.Template != "" {
-				loc.Properties = map[string]any{"sourceTemplate": src.Template}
-			}
-		case res.Input == nil:
-			// Live objects have no file; code scanning still needs one,
-			// so the object's API path stands in for it.
-			uri := "kubernetes/" + f.Object.Kind + "/"
-			if f.Object.Namespace != "" {
-				uri += f.Object.Namespace + "/"
-			}
-			loc.PhysicalLocation = &sarifPhysical{ArtifactLocation: sarifArtifact{URI: (&url.URL{Path: uri + f.Object.Name}).String()}, Region: sarifRegion{StartLine: 1}}
+	return rules, index
+}
+
+// sarifResultOf is finding f as a result, located in its file, or for a
+// live object at its API path.
+func sarifResultOf(f checks.Finding, res *kubegap.Result, index map[string]int, lang string) sarifResult {
+	loc := sarifLocation{LogicalLocations: []sarifLogical{{Name: f.Object.Name, FullyQualifiedName: f.Object.String(), Kind: f.Object.Kind}}}
+	src, ok := res.Sources[f.Object]
+	switch {
+	case ok && src.File == manifest.StdinName:
+		// Standard input is no artifact anyone can open: no URI is
+		// made up for it; the line is kept as a property.
+		loc.Properties = map[string]any{"input": "standard input", "line": src.Line}
+	case ok && src.File != "":
+		loc.PhysicalLocation = &sarifPhysical{ArtifactLocation: artifactOf(src.File), Region: sarifRegion{StartLine: max(src.Line, 1)}}
+		if src.Template != "" {
+			loc.Properties = map[string]any{"sourceTemplate": src.Template}
 		}
-		props := map[string]any{"cases": f.Cases, "severity": f.Severity.String()}
-		if src.NamespaceAssumed {
-			props["namespaceAssumed"] = true
+	case res.Input == nil:
+		// Live objects have no file; code scanning still needs one,
+		// so the object's API path stands in for it.
+		uri := "kubernetes/" + f.Object.Kind + "/"
+		if f.Object.Namespace != "" {
+			uri += f.Object.Namespace + "/"
 		}
-		sum := sha256.Sum256([]byte(f.Check + "|" + f.Object.String()))
-		results = append(results, sarifResult{
-			RuleID:              f.Check,
-			RuleIndex:           index[f.Check],
-			Level:               sarifLevel(f.Severity),
-			Message:             sarifText{Text: fmt.Sprintf("%s: %s%s (%s)", f.Object, f.Message.In(lang), assumedNote(src, f.Object, lang), strings.Join(f.Cases, ", "))},
-			Locations:           []sarifLocation{loc},
-			PartialFingerprints: map[string]string{"kubegapObject/v1": hex.EncodeToString(sum[:16])},
-			Properties:          props,
-		})
+		loc.PhysicalLocation = &sarifPhysical{ArtifactLocation: sarifArtifact{URI: (&url.URL{Path: uri + f.Object.Name}).String()}, Region: sarifRegion{StartLine: 1}}
 	}
-	inv := sarifInvocation{ExecutionSuccessful: true, ToolExecutionNotifications: []sarifNotification{}, ToolConfigNotifications: []sarifNotification{}}
-	for _, p := range res.Problems {
-		n := sarifNotification{Level: "error", Message: sarifText{Text: p.String()}}
-		if p.Level == manifest.LevelWarning {
-			n.Level = "warning"
-		}
-		for _, pl := range append([]manifest.Place{{File: p.File, Line: p.Line}}, p.Also...) {
-			if pl.File == manifest.StdinName || pl.File == "" {
-				continue
-			}
-			n.Locations = append(n.Locations, sarifLocation{PhysicalLocation: &sarifPhysical{ArtifactLocation: artifactOf(pl.File), Region: sarifRegion{StartLine: max(pl.Line, 1)}}})
-		}
-		if o := p.Object(); o != "" {
-			n.Properties = map[string]any{"object": o}
-		}
-		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, n)
+	props := map[string]any{"cases": f.Cases, "severity": f.Severity.String()}
+	if src.NamespaceAssumed {
+		props["namespaceAssumed"] = true
 	}
+	sum := sha256.Sum256([]byte(f.Check + "|" + f.Object.String()))
+	return sarifResult{
+		RuleID:              f.Check,
+		RuleIndex:           index[f.Check],
+		Level:               sarifLevel(f.Severity),
+		Message:             sarifText{Text: fmt.Sprintf("%s: %s%s (%s)", f.Object, f.Message.In(lang), assumedNote(src, f.Object, lang), strings.Join(f.Cases, ", "))},
+		Locations:           []sarifLocation{loc},
+		PartialFingerprints: map[string]string{"kubegapObject/v1": hex.EncodeToString(sum[:16])},
+		Properties:          props,
+	}
+}
+
+// sarifInvocationOf is the run's invocation: the input's problems, the
+// checks not or partly evaluated, and what was read.
+func sarifInvocationOf(res *kubegap.Result, index map[string]int, lang string) sarifInvocation {
+	inv := sarifInvocation{ExecutionSuccessful: true, ToolExecutionNotifications: sarifProblems(res), ToolConfigNotifications: []sarifNotification{}}
 	for _, ne := range res.NotEvaluated {
 		i, ok := index[ne.Check]
 		n := sarifNotification{Level: "warning", Message: sarifText{Text: fmt.Sprintf("%s was not evaluated: %s", ne.Check, ne.Reason)}}
@@ -252,20 +268,30 @@ func writeSARIF(w io.Writer, res *kubegap.Result, lang, version string) error {
 		"problems": len(res.Problems), "checksSelected": res.Checks, "checksEvaluated": res.Evaluated(),
 		"checksNotEvaluated": notEval, "checksPartial": partial, "apiRequests": res.APIRequests,
 	}
-	run := sarifRun{
-		Tool:        sarifTool{Driver: sarifDriver{Name: "kubegap", Version: version, InformationURI: "https://github.com/incidentlib/incidentlib", Rules: rules}},
-		Invocations: []sarifInvocation{inv},
-		Results:     results,
+	return inv
+}
+
+// sarifProblems are the input's problems as notifications, located in
+// their files (standard input is no artifact).
+func sarifProblems(res *kubegap.Result) []sarifNotification {
+	out := []sarifNotification{}
+	for _, p := range res.Problems {
+		n := sarifNotification{Level: "error", Message: sarifText{Text: p.String()}}
+		if p.Level == manifest.LevelWarning {
+			n.Level = "warning"
+		}
+		for _, pl := range append([]manifest.Place{{File: p.File, Line: p.Line}}, p.Also...) {
+			if pl.File == manifest.StdinName || pl.File == "" {
+				continue
+			}
+			n.Locations = append(n.Locations, sarifLocation{PhysicalLocation: &sarifPhysical{ArtifactLocation: artifactOf(pl.File), Region: sarifRegion{StartLine: max(pl.Line, 1)}}})
+		}
+		if o := p.Object(); o != "" {
+			n.Properties = map[string]any{"object": o}
+		}
+		out = append(out, n)
 	}
-	if usesBase(run) {
-		run.OriginalURIBaseIDs = map[string]sarifBase{srcRoot: srcRootBase()}
-	}
-	log := sarifLog{
-		Schema:  "https://json.schemastore.org/sarif-2.1.0.json",
-		Version: "2.1.0",
-		Runs:    []sarifRun{run},
-	}
-	return writeJSON(w, log)
+	return out
 }
 
 // artifactOf is the artifact location of a file: a relative path is
