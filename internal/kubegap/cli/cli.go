@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
 	"github.com/incidentlib/incidentlib/internal/corpus"
@@ -232,79 +233,95 @@ func newScan(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
   kubectl get deploy,ds,svc -A -o yaml | kubegap scan -f -`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := checkLang(&f.lang); err != nil {
-				return err
-			}
-			threshold := checks.Severity(0)
-			if f.failOn != "none" {
-				s, err := checks.ParseSeverity(f.failOn)
-				if err != nil {
-					return fmt.Errorf("--fail-on: %w", err)
-				}
-				threshold = s
-			}
-			if f.output != "" && !contains(report.Formats, f.output) && f.output != "md" {
-				return fmt.Errorf("unknown output format %q (want %s)", f.output, strings.Join(report.Formats, ", "))
-			}
-			var cfg *kubegap.Config
-			if f.config != "" {
-				c, err := kubegap.LoadConfig(f.config)
-				if err != nil {
-					return err
-				}
-				cfg = c
-			}
-			cs, err := kubegap.Select(f.only, cfg)
-			if err != nil {
-				return err
-			}
-			res, err := runScan(cmd.Context(), f, cs, cfg, cmd.Flags().Changed("annotations"), cmd.Flags().Changed("namespace"), stdin, stderr)
-			if err != nil {
-				return err
-			}
-			if err := report.Write(stdout, res, f.output, f.lang, Version); err != nil {
-				return internalError{fmt.Errorf("write the report: %w", err)}
-			}
-			// Never silent: a scan that could evaluate nothing, or (with
-			// --strict) one that could not read all of its input, fails.
-			if res.Checks > 0 {
-				if err := res.Input.NothingChecked(); err != nil {
-					return err
-				}
-			}
-			if res.Checks > 0 && res.Evaluated() == 0 {
-				why := ""
-				if len(res.NotEvaluated) > 0 {
-					why = ": " + res.NotEvaluated[0].Reason
-					if len(res.NotEvaluated) > 1 {
-						why += fmt.Sprintf(" (and %d more, listed in the report)", len(res.NotEvaluated)-1)
-					}
-				}
-				return fmt.Errorf("no check could be evaluated%s", why)
-			}
-			if f.strict && len(res.Problems) > 0 {
-				return fmt.Errorf("--strict: %d input %s (the first: %s)", len(res.Problems), pluralS(len(res.Problems), "problem", "problems"), res.Problems[0])
-			}
-			unread := 0
-			for _, p := range res.Problems {
-				if p.Level == manifest.LevelError {
-					unread++
-				}
-			}
-			if unread > 0 {
-				return incompleteError{unread}
-			}
-			if threshold > 0 {
-				for _, fd := range res.Findings {
-					if fd.Severity >= threshold {
-						return errFindings
-					}
-				}
-			}
-			return nil
+			return scan(cmd, f, stdin, stdout, stderr)
 		},
 	}
-	fl := cmd.Flags()
+	f.register(cmd.Flags())
+	return cmd
+}
+
+// scan reads the options of f, scans and writes the report.
+func scan(cmd *cobra.Command, f *scanFlags, stdin io.Reader, stdout, stderr io.Writer) error {
+	if err := checkLang(&f.lang); err != nil {
+		return err
+	}
+	threshold := checks.Severity(0)
+	if f.failOn != "none" {
+		s, err := checks.ParseSeverity(f.failOn)
+		if err != nil {
+			return fmt.Errorf("--fail-on: %w", err)
+		}
+		threshold = s
+	}
+	if f.output != "" && !contains(report.Formats, f.output) && f.output != "md" {
+		return fmt.Errorf("unknown output format %q (want %s)", f.output, strings.Join(report.Formats, ", "))
+	}
+	var cfg *kubegap.Config
+	if f.config != "" {
+		c, err := kubegap.LoadConfig(f.config)
+		if err != nil {
+			return err
+		}
+		cfg = c
+	}
+	cs, err := kubegap.Select(f.only, cfg)
+	if err != nil {
+		return err
+	}
+	res, err := runScan(cmd.Context(), f, cs, cfg, cmd.Flags().Changed("annotations"), cmd.Flags().Changed("namespace"), stdin, stderr)
+	if err != nil {
+		return err
+	}
+	if err := report.Write(stdout, res, f.output, f.lang, Version); err != nil {
+		return internalError{fmt.Errorf("write the report: %w", err)}
+	}
+	return scanOutcome(res, f.strict, threshold)
+}
+
+// scanOutcome is the error a written report ends the scan with: a scan
+// that could evaluate nothing, or (with strict) one that could not read
+// all of its input, fails; one with a finding at or above threshold
+// (unless 0) exits with errFindings.
+func scanOutcome(res *kubegap.Result, strict bool, threshold checks.Severity) error {
+	if res.Checks > 0 {
+		if err := res.Input.NothingChecked(); err != nil {
+			return err
+		}
+	}
+	if res.Checks > 0 && res.Evaluated() == 0 {
+		why := ""
+		if len(res.NotEvaluated) > 0 {
+			why = ": " + res.NotEvaluated[0].Reason
+			if len(res.NotEvaluated) > 1 {
+				why += fmt.Sprintf(" (and %d more, listed in the report)", len(res.NotEvaluated)-1)
+			}
+		}
+		return fmt.Errorf("no check could be evaluated%s", why)
+	}
+	if strict && len(res.Problems) > 0 {
+		return fmt.Errorf("--strict: %d input %s (the first: %s)", len(res.Problems), pluralS(len(res.Problems), "problem", "problems"), res.Problems[0])
+	}
+	unread := 0
+	for _, p := range res.Problems {
+		if p.Level == manifest.LevelError {
+			unread++
+		}
+	}
+	if unread > 0 {
+		return incompleteError{unread}
+	}
+	if threshold > 0 {
+		for _, fd := range res.Findings {
+			if fd.Severity >= threshold {
+				return errFindings
+			}
+		}
+	}
+	return nil
+}
+
+// register declares scan's flags, which set f.
+func (f *scanFlags) register(fl *pflag.FlagSet) {
 	fl.StringArrayVarP(&f.files, "filename", "f", nil, "scan manifests: a file, a folder, or - for stdin (repeatable; a folder that holds a kustomization.yaml is built as -k does, or read as it is when it cannot be built, and stderr says which); without it kubegap scans the live cluster")
 	fl.StringVar(&f.kubeconfig, "kubeconfig", "", "path to the kubeconfig file (default: $KUBECONFIG, then ~/.kube/config)")
 	fl.StringVar(&f.kubeContext, "context", "", "kubeconfig context to use")
@@ -324,7 +341,6 @@ func newScan(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	fl.BoolVar(&f.strict, "strict", false, "files: exit 2 when any part of the input could not be read (the report still lists everything)")
 	fl.StringVar(&f.kubeVersion, "kube-version", manifest.NewestKube.String(), "files: the Kubernetes release to read for; objects in API versions it no longer serves are problems")
 	addRenderFlags(fl, &f.render)
-	return cmd
 }
 
 func contains(s []string, v string) bool {
