@@ -50,63 +50,78 @@ func webhookBackendFragile() *Check {
 		},
 	}
 	c.Run = func(inv *inventory.Inventory) []Finding {
-		served := map[inventory.Ref][]string{} // backend -> webhooks
-		ws := workloads(inv)
-		backends := map[inventory.Ref]workload{}
-		for _, h := range hooks(inv) {
-			if !h.failsClosed() || h.Service == nil {
-				continue
-			}
-			writesSome := false
-			for _, r := range h.Rules {
-				writesSome = writesSome || writes(r)
-			}
-			if !writesSome {
-				continue
-			}
-			for _, svc := range inv.Services {
-				if svc.Namespace != h.Service.Namespace || svc.Name != h.Service.Name {
-					continue
-				}
-				for _, w := range ws {
-					if (w.Ref.Kind != "Deployment" && w.Ref.Kind != "StatefulSet") || w.Ref.Namespace != svc.Namespace || !mapSelects(svc.Spec.Selector, w.Template.Labels) {
-						continue
-					}
-					name := h.Name + " (" + h.Config.Kind + " " + h.Config.Name + ")"
-					if !containsString(served[w.Ref], name) {
-						served[w.Ref] = append(served[w.Ref], name)
-					}
-					backends[w.Ref] = w
-				}
-			}
-		}
-		var out []Finding
-		for r, names := range served {
-			w := backends[r]
-			sort.Strings(names)
-			l := strings.Join(names, ", ")
-			if n := hpaFloor(inv, w); n < 2 {
-				out = append(out, c.finding(High, r,
-					fmt.Sprintf("serves fail-closed webhook %s with %d %s: one restart or lost node and every write the webhook covers is refused", l, n, plural(n, "replica", "replicas")),
-					fmt.Sprintf("실패 시 막는 웹훅 %s를 복제본 %d개로 처리합니다. 재시작이나 노드 손실 한 번이면 웹훅이 맡은 모든 쓰기가 거부됩니다", l, n)))
-				continue
-			}
-			var noLive []string
-			for _, ctr := range w.Template.Spec.Containers {
-				if ctr.LivenessProbe == nil {
-					noLive = append(noLive, ctr.Name)
-				}
-			}
-			if len(noLive) > 0 {
-				m := strings.Join(noLive, ", ")
-				out = append(out, c.finding(Medium, r,
-					fmt.Sprintf("serves fail-closed webhook %s and container %s has no liveness probe: a hung server is never restarted while writes wait on it", l, m),
-					fmt.Sprintf("실패 시 막는 웹훅 %s를 처리하는데 컨테이너 %s에 liveness 프로브가 없습니다. 서버가 멈춰도 재시작되지 않고 쓰기는 계속 그 서버를 기다립니다", l, m)))
-			}
-		}
-		return out
+		served, backends := webhookBackends(inv)
+		return c.fragileBackends(inv, served, backends)
 	}
 	return c
+}
+
+// webhookBackends finds the Deployments and StatefulSets that serve a
+// fail-closed webhook on writes: for each, the webhooks it serves, and the
+// workload itself.
+func webhookBackends(inv *inventory.Inventory) (map[inventory.Ref][]string, map[inventory.Ref]workload) {
+	served := map[inventory.Ref][]string{} // backend -> webhooks
+	ws := workloads(inv)
+	backends := map[inventory.Ref]workload{}
+	for _, h := range hooks(inv) {
+		if !h.failsClosed() || h.Service == nil {
+			continue
+		}
+		writesSome := false
+		for _, r := range h.Rules {
+			writesSome = writesSome || writes(r)
+		}
+		if !writesSome {
+			continue
+		}
+		for _, svc := range inv.Services {
+			if svc.Namespace != h.Service.Namespace || svc.Name != h.Service.Name {
+				continue
+			}
+			for _, w := range ws {
+				if (w.Ref.Kind != "Deployment" && w.Ref.Kind != "StatefulSet") || w.Ref.Namespace != svc.Namespace || !mapSelects(svc.Spec.Selector, w.Template.Labels) {
+					continue
+				}
+				name := h.Name + " (" + h.Config.Kind + " " + h.Config.Name + ")"
+				if !containsString(served[w.Ref], name) {
+					served[w.Ref] = append(served[w.Ref], name)
+				}
+				backends[w.Ref] = w
+			}
+		}
+	}
+	return served, backends
+}
+
+// fragileBackends is webhook-backend-fragile's findings: each backend with
+// fewer than two replicas (high), or else with a container without a
+// liveness probe (medium).
+func (c *Check) fragileBackends(inv *inventory.Inventory, served map[inventory.Ref][]string, backends map[inventory.Ref]workload) []Finding {
+	var out []Finding
+	for r, names := range served {
+		w := backends[r]
+		sort.Strings(names)
+		l := strings.Join(names, ", ")
+		if n := hpaFloor(inv, w); n < 2 {
+			out = append(out, c.finding(High, r,
+				fmt.Sprintf("serves fail-closed webhook %s with %d %s: one restart or lost node and every write the webhook covers is refused", l, n, plural(n, "replica", "replicas")),
+				fmt.Sprintf("실패 시 막는 웹훅 %s를 복제본 %d개로 처리합니다. 재시작이나 노드 손실 한 번이면 웹훅이 맡은 모든 쓰기가 거부됩니다", l, n)))
+			continue
+		}
+		var noLive []string
+		for _, ctr := range w.Template.Spec.Containers {
+			if ctr.LivenessProbe == nil {
+				noLive = append(noLive, ctr.Name)
+			}
+		}
+		if len(noLive) > 0 {
+			m := strings.Join(noLive, ", ")
+			out = append(out, c.finding(Medium, r,
+				fmt.Sprintf("serves fail-closed webhook %s and container %s has no liveness probe: a hung server is never restarted while writes wait on it", l, m),
+				fmt.Sprintf("실패 시 막는 웹훅 %s를 처리하는데 컨테이너 %s에 liveness 프로브가 없습니다. 서버가 멈춰도 재시작되지 않고 쓰기는 계속 그 서버를 기다립니다", l, m)))
+		}
+	}
+	return out
 }
 
 func containsString(s []string, v string) bool {

@@ -116,63 +116,76 @@ func noPrestopBehindLB() *Check {
 		},
 	}
 	p.Run = func(inv *inventory.Inventory) []Finding {
-		fronted := map[string]string{} // ns/name -> how
-		for _, ing := range inv.Ingresses {
-			if d := ing.Spec.DefaultBackend; d != nil && d.Service != nil {
-				fronted[ing.Namespace+"/"+d.Service.Name] = "Ingress " + ing.Name
-			}
-			for _, r := range ing.Spec.Rules {
-				if r.HTTP == nil {
-					continue
-				}
-				for _, path := range r.HTTP.Paths {
-					if path.Backend.Service != nil {
-						fronted[ing.Namespace+"/"+path.Backend.Service.Name] = "Ingress " + ing.Name
-					}
-				}
-			}
-		}
-		for _, svc := range inv.Services {
-			if svc.Spec.Type == corev1.ServiceTypeLoadBalancer {
-				fronted[svc.Namespace+"/"+svc.Name] = "a LoadBalancer Service"
-			}
-		}
-		var out []Finding
-		seen := map[inventory.Ref]bool{}
-		for _, svc := range inv.Services {
-			how, ok := fronted[svc.Namespace+"/"+svc.Name]
-			if !ok || len(svc.Spec.Selector) == 0 {
-				continue
-			}
-			for _, w := range workloads(inv) {
-				if (w.Ref.Kind != "Deployment" && w.Ref.Kind != "StatefulSet") || w.Ref.Namespace != svc.Namespace || seen[w.Ref] {
-					continue
-				}
-				if !mapSelects(svc.Spec.Selector, w.Template.Labels) {
-					continue
-				}
-				grace := int64(30)
-				if g := w.Template.Spec.TerminationGracePeriodSeconds; g != nil {
-					grace = *g
-				}
-				hook, wait := preStop(w.Template.Spec.Containers)
-				switch {
-				case !hook:
-					seen[w.Ref] = true
-					out = append(out, p.finding(0, w.Ref,
-						fmt.Sprintf("serves %s through Service %s and has no preStop hook: at SIGTERM it stops while the load balancer still sends it new connections", how, svc.Name),
-						fmt.Sprintf("Service %s를 통해 %s 뒤에서 응답하는데 preStop 훅이 없습니다. SIGTERM을 받으면 로드밸런서가 아직 새 연결을 보내는 동안 멈춥니다", svc.Name, how)))
-				case wait > 0 && grace <= wait:
-					seen[w.Ref] = true
-					out = append(out, p.finding(0, w.Ref,
-						fmt.Sprintf("its preStop waits %ds but terminationGracePeriodSeconds is %d: the pod is killed before it finishes", wait, grace),
-						fmt.Sprintf("preStop이 %d초 기다리는데 terminationGracePeriodSeconds가 %d입니다. 파드가 마치기 전에 강제 종료됩니다", wait, grace)))
-				}
-			}
-		}
-		return out
+		return p.unstoppedBehindLB(inv, lbFronted(inv))
 	}
 	return p
+}
+
+// lbFronted names the Services an Ingress routes to or that are of type
+// LoadBalancer, by namespace/name, with what fronts them.
+func lbFronted(inv *inventory.Inventory) map[string]string {
+	fronted := map[string]string{} // ns/name -> how
+	for _, ing := range inv.Ingresses {
+		if d := ing.Spec.DefaultBackend; d != nil && d.Service != nil {
+			fronted[ing.Namespace+"/"+d.Service.Name] = "Ingress " + ing.Name
+		}
+		for _, r := range ing.Spec.Rules {
+			if r.HTTP == nil {
+				continue
+			}
+			for _, path := range r.HTTP.Paths {
+				if path.Backend.Service != nil {
+					fronted[ing.Namespace+"/"+path.Backend.Service.Name] = "Ingress " + ing.Name
+				}
+			}
+		}
+	}
+	for _, svc := range inv.Services {
+		if svc.Spec.Type == corev1.ServiceTypeLoadBalancer {
+			fronted[svc.Namespace+"/"+svc.Name] = "a LoadBalancer Service"
+		}
+	}
+	return fronted
+}
+
+// unstoppedBehindLB is no-prestop-behind-lb's findings: the Deployments and
+// StatefulSets a fronted Service selects whose pods have no preStop hook,
+// or a grace period not longer than its wait.
+func (p *Check) unstoppedBehindLB(inv *inventory.Inventory, fronted map[string]string) []Finding {
+	var out []Finding
+	seen := map[inventory.Ref]bool{}
+	for _, svc := range inv.Services {
+		how, ok := fronted[svc.Namespace+"/"+svc.Name]
+		if !ok || len(svc.Spec.Selector) == 0 {
+			continue
+		}
+		for _, w := range workloads(inv) {
+			if (w.Ref.Kind != "Deployment" && w.Ref.Kind != "StatefulSet") || w.Ref.Namespace != svc.Namespace || seen[w.Ref] {
+				continue
+			}
+			if !mapSelects(svc.Spec.Selector, w.Template.Labels) {
+				continue
+			}
+			grace := int64(30)
+			if g := w.Template.Spec.TerminationGracePeriodSeconds; g != nil {
+				grace = *g
+			}
+			hook, wait := preStop(w.Template.Spec.Containers)
+			switch {
+			case !hook:
+				seen[w.Ref] = true
+				out = append(out, p.finding(0, w.Ref,
+					fmt.Sprintf("serves %s through Service %s and has no preStop hook: at SIGTERM it stops while the load balancer still sends it new connections", how, svc.Name),
+					fmt.Sprintf("Service %s를 통해 %s 뒤에서 응답하는데 preStop 훅이 없습니다. SIGTERM을 받으면 로드밸런서가 아직 새 연결을 보내는 동안 멈춥니다", svc.Name, how)))
+			case wait > 0 && grace <= wait:
+				seen[w.Ref] = true
+				out = append(out, p.finding(0, w.Ref,
+					fmt.Sprintf("its preStop waits %ds but terminationGracePeriodSeconds is %d: the pod is killed before it finishes", wait, grace),
+					fmt.Sprintf("preStop이 %d초 기다리는데 terminationGracePeriodSeconds가 %d입니다. 파드가 마치기 전에 강제 종료됩니다", wait, grace)))
+			}
+		}
+	}
+	return out
 }
 
 // noDisruptionBudget builds the no-disruption-budget check.
