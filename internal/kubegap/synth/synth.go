@@ -53,28 +53,7 @@ func container(name, image string) obj {
 // Objects calls emit for every object of the cluster, nodes first.
 func Objects(s Size, emit func(obj) error) error {
 	for i := 0; i < s.Nodes; i++ {
-		images := make([]obj, s.ImagesNode)
-		for j := range images {
-			images[j] = obj{"names": []string{fmt.Sprintf("registry.example.com/team%d/app%d@sha256:%064d", j%17, j, j), fmt.Sprintf("registry.example.com/team%d/app%d:v%d", j%17, j, j)}, "sizeBytes": 150000000 + j*1000000}
-		}
-		disk := "104845292Ki"
-		if i%50 == 0 {
-			disk = "20959212Ki" // a few small disks, so that findings exist
-		}
-		n := obj{"apiVersion": "v1", "kind": "Node",
-			"metadata": meta(fmt.Sprintf("ip-10-%d-%d-%d.eu-west-1.compute.internal", i/65536, (i/256)%256, i%256), "", map[string]string{
-				"kubernetes.io/hostname": fmt.Sprintf("node-%d", i), "node.kubernetes.io/instance-type": "m6i.4xlarge",
-				"topology.kubernetes.io/zone": fmt.Sprintf("eu-west-1%c", 'a'+i%3), "kubernetes.io/os": "linux"}),
-			"spec": obj{"providerID": fmt.Sprintf("aws:///eu-west-1a/i-%017d", i), "podCIDR": fmt.Sprintf("10.%d.%d.0/24", 100+i/256, i%256)},
-			"status": obj{
-				"capacity":    obj{"cpu": "16", "memory": "65020832Ki", "ephemeral-storage": disk, "pods": "110"},
-				"allocatable": obj{"cpu": "15890m", "memory": "63880096Ki", "ephemeral-storage": "96626094087", "pods": "110"},
-				"conditions":  []obj{{"type": "Ready", "status": "True", "reason": "KubeletReady"}, {"type": "DiskPressure", "status": "False"}},
-				"nodeInfo":    obj{"kernelVersion": "6.1.112-124.190.amzn2023.x86_64", "kubeletVersion": "v1.31.2", "containerRuntimeVersion": "containerd://1.7.22", "osImage": "Amazon Linux 2023"},
-				"images":      images,
-				"addresses":   []obj{{"type": "InternalIP", "address": fmt.Sprintf("10.0.%d.%d", i/256, i%256)}},
-			}}
-		if err := emit(n); err != nil {
+		if err := emit(node(i, s.ImagesNode)); err != nil {
 			return err
 		}
 	}
@@ -83,45 +62,91 @@ func Objects(s Size, emit func(obj) error) error {
 	if deployments < 1 {
 		deployments = 1
 	}
-	nsName := func(i int) string { return fmt.Sprintf("team-%03d", i%s.Namespaces) }
 	for d := 0; d < s.DaemonSets; d++ {
-		name := fmt.Sprintf("agent-%d", d)
-		ds := obj{"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": meta(name, "kube-system", map[string]string{"app": name}),
-			"spec": obj{"selector": obj{"matchLabels": obj{"app": name}}, "template": obj{"metadata": obj{"labels": obj{"app": name}},
-				"spec": obj{"serviceAccountName": name, "containers": []obj{container(name, "registry.example.com/agents/"+name+":1.0")},
-					"volumes": []obj{{"name": "config", "configMap": obj{"name": name}}}}}},
-			"status": obj{"desiredNumberScheduled": s.Nodes, "numberReady": s.Nodes}}
-		if err := emit(ds); err != nil {
+		if err := emit(daemonSet(d, s.Nodes)); err != nil {
 			return err
 		}
 	}
 	for d := 0; d < deployments; d++ {
-		ns, name := nsName(d), fmt.Sprintf("svc-%05d", d)
-		labels := map[string]string{"app.kubernetes.io/name": name, "app.kubernetes.io/part-of": ns}
-		dep := obj{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": meta(name, ns, labels),
-			"spec": obj{"replicas": 50, "selector": obj{"matchLabels": labels},
-				"template": obj{"metadata": obj{"labels": labels}, "spec": obj{"terminationGracePeriodSeconds": 30, "containers": []obj{container("app", "registry.example.com/"+ns+"/"+name+":v1")},
-					"volumes": []obj{{"name": "config", "configMap": obj{"name": name}}}}}},
-			"status": obj{"replicas": 50, "readyReplicas": 50}}
-		svc := obj{"apiVersion": "v1", "kind": "Service", "metadata": meta(name, ns, labels),
-			"spec": obj{"selector": labels, "ports": []obj{{"port": 80, "targetPort": 8080}}, "clusterIP": fmt.Sprintf("172.20.%d.%d", d/256, d%256)}}
-		for _, o := range []obj{dep, svc} {
-			if err := emit(o); err != nil {
-				return err
-			}
-		}
-		if d%100 < s.PDBsPercent {
-			pdb := obj{"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": meta(name, ns, nil),
-				"spec": obj{"maxUnavailable": 1, "selector": obj{"matchLabels": labels}}}
-			if err := emit(pdb); err != nil {
-				return err
-			}
+		if err := emitDeployment(s, d, emit); err != nil {
+			return err
 		}
 	}
-	// Pods last, as kubectl sorts kinds: the bulk of the dump.
+	return emitPods(s, deployments, emit)
+}
+
+// namespace is the namespace of the i-th Deployment.
+func (s Size) namespace(i int) string { return fmt.Sprintf("team-%03d", i%s.Namespaces) }
+
+// node is the i-th Node, reporting images images.
+func node(i, nImages int) obj {
+	images := make([]obj, nImages)
+	for j := range images {
+		images[j] = obj{"names": []string{fmt.Sprintf("registry.example.com/team%d/app%d@sha256:%064d", j%17, j, j), fmt.Sprintf("registry.example.com/team%d/app%d:v%d", j%17, j, j)}, "sizeBytes": 150000000 + j*1000000}
+	}
+	disk := "104845292Ki"
+	if i%50 == 0 {
+		disk = "20959212Ki" // a few small disks, so that findings exist
+	}
+	return obj{"apiVersion": "v1", "kind": "Node",
+		"metadata": meta(fmt.Sprintf("ip-10-%d-%d-%d.eu-west-1.compute.internal", i/65536, (i/256)%256, i%256), "", map[string]string{
+			"kubernetes.io/hostname": fmt.Sprintf("node-%d", i), "node.kubernetes.io/instance-type": "m6i.4xlarge",
+			"topology.kubernetes.io/zone": fmt.Sprintf("eu-west-1%c", 'a'+i%3), "kubernetes.io/os": "linux"}),
+		"spec": obj{"providerID": fmt.Sprintf("aws:///eu-west-1a/i-%017d", i), "podCIDR": fmt.Sprintf("10.%d.%d.0/24", 100+i/256, i%256)},
+		"status": obj{
+			"capacity":    obj{"cpu": "16", "memory": "65020832Ki", "ephemeral-storage": disk, "pods": "110"},
+			"allocatable": obj{"cpu": "15890m", "memory": "63880096Ki", "ephemeral-storage": "96626094087", "pods": "110"},
+			"conditions":  []obj{{"type": "Ready", "status": "True", "reason": "KubeletReady"}, {"type": "DiskPressure", "status": "False"}},
+			"nodeInfo":    obj{"kernelVersion": "6.1.112-124.190.amzn2023.x86_64", "kubeletVersion": "v1.31.2", "containerRuntimeVersion": "containerd://1.7.22", "osImage": "Amazon Linux 2023"},
+			"images":      images,
+			"addresses":   []obj{{"type": "InternalIP", "address": fmt.Sprintf("10.0.%d.%d", i/256, i%256)}},
+		}}
+}
+
+// daemonSet is the d-th DaemonSet, on every one of nodes nodes.
+func daemonSet(d, nodes int) obj {
+	name := fmt.Sprintf("agent-%d", d)
+	return obj{"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": meta(name, "kube-system", map[string]string{"app": name}),
+		"spec": obj{"selector": obj{"matchLabels": obj{"app": name}}, "template": obj{"metadata": obj{"labels": obj{"app": name}},
+			"spec": obj{"serviceAccountName": name, "containers": []obj{container(name, "registry.example.com/agents/"+name+":1.0")},
+				"volumes": []obj{{"name": "config", "configMap": obj{"name": name}}}}}},
+		"status": obj{"desiredNumberScheduled": nodes, "numberReady": nodes}}
+}
+
+// emitDeployment emits the d-th Deployment, its Service and, for
+// s.PDBsPercent of them, a PodDisruptionBudget.
+func emitDeployment(s Size, d int, emit func(obj) error) error {
+	ns, name := s.namespace(d), fmt.Sprintf("svc-%05d", d)
+	labels := map[string]string{"app.kubernetes.io/name": name, "app.kubernetes.io/part-of": ns}
+	dep := obj{"apiVersion": "apps/v1", "kind": "Deployment", "metadata": meta(name, ns, labels),
+		"spec": obj{"replicas": 50, "selector": obj{"matchLabels": labels},
+			"template": obj{"metadata": obj{"labels": labels}, "spec": obj{"terminationGracePeriodSeconds": 30, "containers": []obj{container("app", "registry.example.com/"+ns+"/"+name+":v1")},
+				"volumes": []obj{{"name": "config", "configMap": obj{"name": name}}}}}},
+		"status": obj{"replicas": 50, "readyReplicas": 50}}
+	svc := obj{"apiVersion": "v1", "kind": "Service", "metadata": meta(name, ns, labels),
+		"spec": obj{"selector": labels, "ports": []obj{{"port": 80, "targetPort": 8080}}, "clusterIP": fmt.Sprintf("172.20.%d.%d", d/256, d%256)}}
+	for _, o := range []obj{dep, svc} {
+		if err := emit(o); err != nil {
+			return err
+		}
+	}
+	if d%100 < s.PDBsPercent {
+		pdb := obj{"apiVersion": "policy/v1", "kind": "PodDisruptionBudget", "metadata": meta(name, ns, nil),
+			"spec": obj{"maxUnavailable": 1, "selector": obj{"matchLabels": labels}}}
+		if err := emit(pdb); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// emitPods emits the pods, the Deployments' first and the DaemonSets'
+// after, s.Pods in all. Pods come last, as kubectl sorts kinds: the bulk of
+// the dump.
+func emitPods(s Size, deployments int, emit func(obj) error) error {
 	p := 0
 	for d := 0; d < deployments && p < s.Pods; d++ {
-		ns, name := nsName(d), fmt.Sprintf("svc-%05d", d)
+		ns, name := s.namespace(d), fmt.Sprintf("svc-%05d", d)
 		labels := map[string]string{"app.kubernetes.io/name": name, "app.kubernetes.io/part-of": ns, "pod-template-hash": "7d9f8b6c5"}
 		for r := 0; r < 50 && p < s.Pods; r++ {
 			if err := emit(pod(fmt.Sprintf("%s-7d9f8b6c5-%05d", name, r), ns, labels, p%s.Nodes, "registry.example.com/"+ns+"/"+name+":v1")); err != nil {
