@@ -92,11 +92,33 @@ func Start(t testing.TB) *Cluster {
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	ctx, cancel := context.WithCancel(context.Background())
+	s := &starter{t: t, ctx: ctx, cancel: cancel, bin: bin, dir: dir}
 
 	clientPort, peerPort, apiPort := freePort(t), freePort(t), freePort(t)
+	etcdURL := s.etcd(clientPort, peerPort)
+	host, audit := s.apiserver(etcdURL, apiPort)
+	kc := writeKubeconfig(t, dir, host)
+	return &Cluster{Host: host, Kubeconfig: kc, AuditLog: audit, Dir: dir}
+}
+
+// starter is one run of Start: the test, the binaries' and the cluster's
+// folders, and the processes' stops, run last first when the test ends.
+type starter struct {
+	t        testing.TB
+	ctx      context.Context
+	cancel   context.CancelFunc
+	bin, dir string
+	stop     []func()
+}
+
+// etcd starts etcd on the client and peer ports, waits until it is
+// healthy, and returns its client URL.
+func (s *starter) etcd(clientPort, peerPort int) string {
+	t, dir := s.t, s.dir
+	t.Helper()
 	etcdURL := fmt.Sprintf("http://127.0.0.1:%d", clientPort)
 	peerURL := fmt.Sprintf("http://127.0.0.1:%d", peerPort)
-	etcd := exec.CommandContext(ctx, filepath.Join(bin, "etcd"),
+	etcd := exec.CommandContext(s.ctx, filepath.Join(s.bin, "etcd"),
 		"--name=kubegap", "--data-dir="+filepath.Join(dir, "etcd"),
 		"--listen-client-urls="+etcdURL, "--advertise-client-urls="+etcdURL,
 		"--listen-peer-urls="+peerURL, "--initial-advertise-peer-urls="+peerURL,
@@ -104,16 +126,15 @@ func Start(t testing.TB) *Cluster {
 	etcdLog := logFile(t, dir, "etcd.log")
 	etcd.Stdout, etcd.Stderr = etcdLog, etcdLog
 	if err := etcd.Start(); err != nil {
-		cancel()
+		s.cancel()
 		t.Fatalf("start etcd: %v", err)
 	}
-	stop := []func(){}
 	t.Cleanup(func() {
-		for i := len(stop) - 1; i >= 0; i-- {
-			stop[i]()
+		for i := len(s.stop) - 1; i >= 0; i-- {
+			s.stop[i]()
 		}
 	})
-	stop = append(stop, func() { cancel(); etcd.Wait() })
+	s.stop = append(s.stop, func() { s.cancel(); etcd.Wait() })
 	waitFor(t, 30*time.Second, "etcd", filepath.Join(dir, "etcd.log"), func() bool {
 		r, err := http.Get(etcdURL + "/health")
 		if err != nil {
@@ -122,22 +143,37 @@ func Start(t testing.TB) *Cluster {
 		r.Body.Close()
 		return r.StatusCode == 200
 	})
+	return etcdURL
+}
 
+// apiserverFiles writes the API server's service account key, static
+// tokens and audit policy, and returns their paths and the audit log's.
+func (s *starter) apiserverFiles() (saKey, tokens, policy, audit string) {
+	t, dir := s.t, s.dir
+	t.Helper()
 	key, err := rsa.GenerateKey(rand.Reader, 2048)
 	if err != nil {
 		t.Fatal(err)
 	}
-	saKey := filepath.Join(dir, "sa.key")
+	saKey = filepath.Join(dir, "sa.key")
 	write(t, saKey, string(pem.EncodeToMemory(&pem.Block{Type: "RSA PRIVATE KEY", Bytes: x509.MarshalPKCS1PrivateKey(key)})))
-	tokens := filepath.Join(dir, "tokens.csv")
+	tokens = filepath.Join(dir, "tokens.csv")
 	write(t, tokens, fmt.Sprintf("%s,admin,1,system:masters\n%s,scanner,2,system:masters\n%s,limited,3\n%s,reader,4\n", AdminToken, ScannerToken, LimitedToken, ReaderToken))
-	policy := filepath.Join(dir, "audit-policy.yaml")
+	policy = filepath.Join(dir, "audit-policy.yaml")
 	write(t, policy, "apiVersion: audit.k8s.io/v1\nkind: Policy\nomitStages: [RequestReceived, ResponseStarted]\nrules:\n- level: Metadata\n  users: [scanner, limited]\n- level: None\n")
-	audit := filepath.Join(dir, "audit.log")
+	audit = filepath.Join(dir, "audit.log")
+	return saKey, tokens, policy, audit
+}
 
-	api := exec.CommandContext(ctx, filepath.Join(bin, "kube-apiserver"),
+// apiserver starts kube-apiserver on port over etcd, waits until it is
+// ready, and returns its URL and its audit log's path.
+func (s *starter) apiserver(etcdURL string, port int) (host, audit string) {
+	t, dir := s.t, s.dir
+	t.Helper()
+	saKey, tokens, policy, audit := s.apiserverFiles()
+	api := exec.CommandContext(s.ctx, filepath.Join(s.bin, "kube-apiserver"),
 		"--etcd-servers="+etcdURL,
-		"--bind-address=127.0.0.1", "--advertise-address=127.0.0.1", fmt.Sprintf("--secure-port=%d", apiPort),
+		"--bind-address=127.0.0.1", "--advertise-address=127.0.0.1", fmt.Sprintf("--secure-port=%d", port),
 		"--cert-dir="+filepath.Join(dir, "certs"),
 		"--token-auth-file="+tokens, "--authorization-mode=RBAC",
 		"--service-cluster-ip-range=10.0.0.0/24", "--endpoint-reconciler-type=none",
@@ -151,8 +187,8 @@ func Start(t testing.TB) *Cluster {
 	if err := api.Start(); err != nil {
 		t.Fatalf("start kube-apiserver: %v", err)
 	}
-	stop = append(stop, func() { api.Process.Signal(os.Interrupt); api.Wait() })
-	host := fmt.Sprintf("https://127.0.0.1:%d", apiPort)
+	s.stop = append(s.stop, func() { api.Process.Signal(os.Interrupt); api.Wait() })
+	host = fmt.Sprintf("https://127.0.0.1:%d", port)
 	hc := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
 	waitFor(t, 90*time.Second, "kube-apiserver", filepath.Join(dir, "apiserver.log"), func() bool {
 		req, _ := http.NewRequest("GET", host+"/readyz", nil)
@@ -164,7 +200,14 @@ func Start(t testing.TB) *Cluster {
 		r.Body.Close()
 		return r.StatusCode == 200
 	})
+	return host, audit
+}
 
+// writeKubeconfig writes a kubeconfig for the API server at host with a
+// context for each user (admin, scanner, limited, reader), scanner
+// current, and returns its path.
+func writeKubeconfig(t testing.TB, dir, host string) string {
+	t.Helper()
 	kc := filepath.Join(dir, "kubeconfig")
 	var b strings.Builder
 	fmt.Fprintf(&b, "apiVersion: v1\nkind: Config\nclusters:\n- name: live\n  cluster: {server: %q, insecure-skip-tls-verify: true}\nusers:\n", host)
@@ -177,7 +220,7 @@ func Start(t testing.TB) *Cluster {
 	}
 	b.WriteString("current-context: scanner\n")
 	write(t, kc, b.String())
-	return &Cluster{Host: host, Kubeconfig: kc, AuditLog: audit, Dir: dir}
+	return kc
 }
 
 func write(t testing.TB, p, s string) {
