@@ -404,7 +404,20 @@ func (ix *Index) allowed(q *Query) bitset {
 // those of the documents the caller may see: the public ones, or with
 // includePrivate every live one. Retired versions never count.
 func (ix *Index) score(p textPlan, allowed bitset, includePrivate bool, sc *scratch) (bitset, []uint32) {
-	n := len(ix.docs)
+	sc.size(len(ix.docs))
+	s := ix.newScorer(p, allowed, includePrivate, sc)
+	for _, t := range p.terms {
+		s.term(t, 1)
+	}
+	must := s.phrases()
+	s.ids()
+	s.aliases()
+	return s.hits(must)
+}
+
+// size makes the scratch's per-document slices n long and empties its
+// list of touched documents.
+func (sc *scratch) size(n int) {
 	if cap(sc.score) < n {
 		sc.score = make([]float32, n)
 		sc.fields = make([]uint8, n)
@@ -424,140 +437,191 @@ func (ix *Index) score(p textPlan, allowed bitset, includePrivate bool, sc *scra
 		sc.termNo = map[string]uint16{}
 	}
 	sc.touched = sc.touched[:0]
-	add := func(d uint32, v float32, f int) {
-		if sc.score[d] == 0 {
-			sc.touched = append(sc.touched, d)
-		}
-		sc.score[d] += v
-		sc.fields[d] |= 1 << f
-	}
-	visible, nVisible, vis := ix.public, ix.nPublic, 0
-	if includePrivate {
-		visible, nVisible, vis = ix.live, ix.nLive, 1
-	}
-	N := float64(max(nVisible, 1))
-	sc.floorC = evidence(minEvidenceDF, N)
-	if len(p.terms) >= 3 {
-		sc.floorC = evidence(1, N)
-	}
-	termNo := sc.termNo
-	// Each query term weighs what it tells: log(1 + N/(df+1)) over the
+}
+
+// scorer is one run of score: the plan, the documents it may rank and the
+// statistics of those it may see.
+type scorer struct {
+	ix             *Index
+	p              textPlan
+	allowed        bitset
+	includePrivate bool
+	sc             *scratch
+	visible        bitset
+	vis            int     // 0 public, 1 with private cases: ix.lenNorm's index
+	N              float64 // the visible documents, at least one
+	// termW is each query term's weight: log(1 + N/(df+1)) over the
 	// documents holding it in any field. A word no case holds weighs most,
 	// so a question about sourdough is not "matched" by its common words.
-	termW := map[string]float32{}
+	termW map[string]float32
+	termC map[string]float32 // sc.termC: each scored term's evidence
+}
+
+func (ix *Index) newScorer(p textPlan, allowed bitset, includePrivate bool, sc *scratch) *scorer {
+	s := &scorer{ix: ix, p: p, allowed: allowed, includePrivate: includePrivate, sc: sc,
+		visible: ix.public, termW: map[string]float32{}}
+	nVisible := ix.nPublic
+	if includePrivate {
+		s.visible, nVisible, s.vis = ix.live, ix.nLive, 1
+	}
+	s.N = float64(max(nVisible, 1))
+	sc.floorC = evidence(minEvidenceDF, s.N)
+	if len(p.terms) >= 3 {
+		sc.floorC = evidence(1, s.N)
+	}
 	if sc.termC == nil {
 		sc.termC = map[string]float32{}
 	}
 	clear(sc.termC)
-	termC := sc.termC
+	s.termC = sc.termC
 	sc.totalW, sc.totalC = 0, 0
-	scoreTerm := func(t string, weight float32) {
-		no, ok := termNo[t]
-		if !ok {
-			no = uint16(len(termNo) + 1)
-			termNo[t] = no
+	return s
+}
+
+// add scores document d v more, matched in field f.
+func (s *scorer) add(d uint32, v float32, f int) {
+	sc := s.sc
+	if sc.score[d] == 0 {
+		sc.touched = append(sc.touched, d)
+	}
+	sc.score[d] += v
+	sc.fields[d] |= 1 << f
+}
+
+// weigh numbers term t among the query's terms and, the first time, adds
+// its weight and evidence to the query's totals. It returns its number,
+// weight and evidence.
+func (s *scorer) weigh(t string, st *termStats) (no uint16, tw, tc float32) {
+	sc := s.sc
+	no, ok := sc.termNo[t]
+	if !ok {
+		no = uint16(len(sc.termNo) + 1)
+		sc.termNo[t] = no
+	}
+	tw, ok = s.termW[t]
+	if !ok {
+		tw = float32(math.Log(1 + s.N/float64(st.any+1)))
+		s.termW[t] = tw
+		sc.totalW += tw
+		df := int(st.any)
+		if (df == 0 && strings.ContainsAny(t, ".:_")) || numeric(t) {
+			df = -1
 		}
-		st := ix.statsOf(t, includePrivate, visible)
-		tw, ok := termW[t]
-		if !ok {
-			tw = float32(math.Log(1 + N/float64(st.any+1)))
-			termW[t] = tw
-			sc.totalW += tw
-			df := int(st.any)
-			if (df == 0 && strings.ContainsAny(t, ".:_")) || numeric(t) {
-				df = -1
-			}
-			c := evidence(df, N)
-			if df == 0 && p.paste {
-				c *= oovPaste
-			}
-			if p.sig[t] {
-				c *= signatureEvidence
-			}
-			termC[t] = c
-			sc.totalC += c
+		c := evidence(df, s.N)
+		if df == 0 && s.p.paste {
+			c *= oovPaste
 		}
-		tc := termC[t]
-		for f := 0; f < nFields; f++ {
-			n := st.df[f]
-			if n == 0 {
+		if s.p.sig[t] {
+			c *= signatureEvidence
+		}
+		s.termC[t] = c
+		sc.totalC += c
+	}
+	return no, tw, s.termC[t]
+}
+
+// term scores every allowed document holding t, in each field, at the
+// given weight.
+func (s *scorer) term(t string, weight float32) {
+	ix, sc, allowed := s.ix, s.sc, s.allowed
+	st := ix.statsOf(t, s.includePrivate, s.visible)
+	no, tw, tc := s.weigh(t, &st)
+	N := s.N
+	for f := 0; f < nFields; f++ {
+		n := st.df[f]
+		if n == 0 {
+			continue
+		}
+		pl := st.pl[f]
+		df := float64(n)
+		idf := float32(math.Log(1 + (N-df+0.5)/(df+0.5)))
+		w := fieldBoost[f] * idf * weight
+		lenNorm := ix.lenNorm[s.vis][f]
+		var bit uint64
+		if no <= 64 {
+			bit = 1 << (no - 1)
+		}
+		fmask := sc.fmask[f]
+		for i, d := range pl.docs {
+			if !allowed.has(d) {
 				continue
 			}
-			pl := st.pl[f]
-			df := float64(n)
-			idf := float32(math.Log(1 + (N-df+0.5)/(df+0.5)))
-			w := fieldBoost[f] * idf * weight
-			lenNorm := ix.lenNorm[vis][f]
-			var bit uint64
-			if no <= 64 {
-				bit = 1 << (no - 1)
+			tf := float32(pl.tfs[i])
+			norm := tf * (bm25K1 + 1) / (tf + lenNorm[d])
+			// add(d, w*norm, f), written out: the hottest loop of a search.
+			if sc.score[d] == 0 {
+				sc.touched = append(sc.touched, d)
 			}
-			fmask := sc.fmask[f]
-			for i, d := range pl.docs {
-				if !allowed.has(d) {
-					continue
-				}
-				tf := float32(pl.tfs[i])
-				norm := tf * (bm25K1 + 1) / (tf + lenNorm[d])
-				// add(d, w*norm, f), written out: the hottest loop of a search.
-				if sc.score[d] == 0 {
-					sc.touched = append(sc.touched, d)
-				}
-				sc.score[d] += w * norm
-				sc.fields[d] |= 1 << f
-				fmask[d] |= bit
-				if sc.last[d] != no {
-					sc.last[d] = no
-					sc.nterms[d]++
-					sc.mw[d] += tw
-					sc.cw[d] += tc
-				}
+			sc.score[d] += w * norm
+			sc.fields[d] |= 1 << f
+			fmask[d] |= bit
+			if sc.last[d] != no {
+				sc.last[d] = no
+				sc.nterms[d]++
+				sc.mw[d] += tw
+				sc.cw[d] += tc
 			}
 		}
 	}
-	for _, t := range p.terms {
-		scoreTerm(t, 1)
-	}
-	// Phrases: documents must hold every phrase; the phrase's terms score
-	// at double weight.
+}
+
+// phrases returns the documents holding every quoted phrase (nil without
+// phrases), and scores the phrases' terms at double weight.
+func (s *scorer) phrases() bitset {
 	var must bitset
-	if len(p.phrases) > 0 {
-		must = allowed.clone()
-		for _, ph := range p.phrases {
-			must.andInPlace(ix.phraseDocs(ph, must))
+	if len(s.p.phrases) > 0 {
+		must = s.allowed.clone()
+		for _, ph := range s.p.phrases {
+			must.andInPlace(s.ix.phraseDocs(ph, must))
 			for _, t := range ph {
-				scoreTerm(t, 2)
+				s.term(t, 2)
 			}
 		}
 	}
-	for _, id := range p.ids {
-		if d, ok := ix.byID[id]; ok && allowed.has(d) {
-			add(d, 1000, fTitle)
+	return must
+}
+
+// ids scores the cases whose ids the query names as if in their titles.
+func (s *scorer) ids() {
+	for _, id := range s.p.ids {
+		if d, ok := s.ix.byID[id]; ok && s.allowed.has(d) {
+			s.add(d, 1000, fTitle)
 		}
 	}
-	// A term named by its alias: its cases rank as if the alias were in
-	// their titles, and they hold the alias's words for the match measure.
-	// For the confidence, the alias is one unit more, as rare as its term.
-	for _, a := range p.aliases {
+}
+
+// aliases scores the cases of each term the query names by its alias: they
+// rank as if the alias were in their titles, and they hold the alias's
+// words for the match measure. For the confidence, the alias is one unit
+// more, as rare as its term.
+func (s *scorer) aliases() {
+	sc := s.sc
+	for _, a := range s.p.aliases {
 		var aw float32
-		for _, t := range ix.analyze(a.alias) {
-			if w, ok := termW[t]; ok {
+		for _, t := range s.ix.analyze(a.alias) {
+			if w, ok := s.termW[t]; ok {
 				aw += w
 			}
 		}
-		set := ix.termSets[a.key]
-		ac := evidence(set.andCount(visible), N)
+		set := s.ix.termSets[a.key]
+		ac := evidence(set.andCount(s.visible), s.N)
 		sc.totalC += ac
 		set.each(func(d uint32) {
-			if !allowed.has(d) {
+			if !s.allowed.has(d) {
 				return
 			}
-			add(d, aliasBoost, fSymptoms)
+			s.add(d, aliasBoost, fSymptoms)
 			sc.nterms[d] = uint16(min(int(sc.nterms[d])+a.words, 0xffff))
 			sc.mw[d] = min(sc.mw[d]+aw, sc.totalW)
 			sc.cw[d] += ac
 		})
 	}
+}
+
+// hits returns the scored documents that hold every phrase (must, when not
+// nil), and those holding the phrases that no loose word scored.
+func (s *scorer) hits(must bitset) (bitset, []uint32) {
+	sc := s.sc
 	var hits bitset
 	docs := sc.docs[:0]
 	defer func() { sc.docs = docs[:0] }()
@@ -712,24 +776,65 @@ func (ix *Index) search(q Query) (*Result, error) {
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	allowed := ix.allowed(&q)
-	var hits bitset
-	var docs []uint32
 	sc := scratchPool.Get().(*scratch)
 	defer func() {
 		sc.reset()
 		scratchPool.Put(sc)
 	}()
+	r := &searchRun{ix: ix, q: &q, p: p, sc: sc}
+	hits, docs := r.match(allowed)
+	res := &Result{Total: len(docs), Offset: q.Offset, Limit: q.Limit, Notes: notes, Terms: p.informative()}
+	close := r.closeness(res, docs)
+	r.weak(res, docs)
+	if q.Offset < len(docs) {
+		r.page(res, docs)
+	} else if res.Total > 0 {
+		res.Notes = append(res.Notes, fmt.Sprintf("offset %d is past the last result (%d in all)", q.Offset, res.Total))
+	}
+	if !q.NoFacets {
+		if res.Long {
+			res.Facets = ix.facets(close, q.Lang)
+		} else {
+			res.Facets = ix.facets(hits, q.Lang)
+		}
+	}
+	return res, nil
+}
+
+// searchRun is one run of search, under the read lock: the query, its
+// plan, the scores, the order of the hits and the evidence of the
+// query's pairs.
+type searchRun struct {
+	ix     *Index
+	q      *Query
+	p      textPlan
+	sc     *scratch
+	byDate func(a, b uint32) bool // newer first, by rankByDate
+	less   func(a, b uint32) bool // the order of the results
+	// pairs are the query's pairs of terms a snippet dictionary numbers,
+	// pairTotal the evidence of all of them (pairUnits).
+	pairs     []pairUnit
+	pairTotal float32
+}
+
+// match returns the hits among the allowed documents (every one of them
+// for a query without text) and sets the results' order.
+func (r *searchRun) match(allowed bitset) (bitset, []uint32) {
+	ix, sc := r.ix, r.sc
+	var hits bitset
+	var docs []uint32
 	rank := ix.dateRank
 	byDate := func(a, b uint32) bool { return rank[a] < rank[b] } // newer, by rankByDate
+	r.byDate = byDate
 	less := byDate
-	if p.empty() {
+	if r.p.empty() {
 		hits = allowed
 		docs = sc.docs[:0]
 		allowed.each(func(d uint32) { docs = append(docs, d) })
 		sc.docs = docs[:0]
 	} else {
-		hits, docs = ix.score(p, allowed, q.private, sc)
-		if q.Sort == SortRelevance {
+		hits, docs = ix.score(r.p, allowed, r.q.private, sc)
+		if r.q.Sort == SortRelevance {
 			less = func(a, b uint32) bool {
 				if sc.score[a] != sc.score[b] {
 					return sc.score[a] > sc.score[b]
@@ -738,13 +843,19 @@ func (ix *Index) search(q Query) (*Result, error) {
 			}
 		}
 	}
-	if q.Sort == SortOldest {
+	if r.q.Sort == SortOldest {
 		less = func(a, b uint32) bool { return byDate(b, a) }
 	}
-	res := &Result{Total: len(docs), Offset: q.Offset, Limit: q.Limit, Notes: notes, Terms: p.informative()}
-	// How closely each hit matches: the share of the query's terms it
-	// holds. A long query (a pasted log line) matches nearly every case
-	// by some common word; counts and facets then describe the close ones.
+	r.less = less
+	return hits, docs
+}
+
+// closeness sets res.Close and res.Long and returns the close hits: how
+// closely each hit matches is the share of the query's terms it holds. A
+// long query (a pasted log line) matches nearly every case by some common
+// word; counts and facets then describe the close ones.
+func (r *searchRun) closeness(res *Result, docs []uint32) bitset {
+	sc := r.sc
 	var close bitset
 	if res.Terms > 0 {
 		for _, d := range docs {
@@ -762,107 +873,109 @@ func (ix *Index) search(q Query) (*Result, error) {
 		}
 		_ = best
 	}
-	// Weak: the best hit (the first by relevance) is a weak match by its
-	// confidence. The sort order does not change which case that is.
-	var pairs []pairUnit
-	var pairTotal float32
-	if !p.empty() {
-		pairs, pairTotal = ix.pairUnits(p.pairs, sc.termC)
+	return close
+}
+
+// weak measures the query's pairs, and sets res.Confidence and res.Weak:
+// the best hit (the first by relevance) is a weak match by its confidence.
+// The sort order does not change which case that is.
+func (r *searchRun) weak(res *Result, docs []uint32) {
+	ix, sc, byDate := r.ix, r.sc, r.byDate
+	if !r.p.empty() {
+		r.pairs, r.pairTotal = ix.pairUnits(r.p.pairs, sc.termC)
 	}
-	confidence := func(d uint32, ds *docSnips) float64 {
-		if int(d) >= len(sc.cw) || sc.totalC == 0 {
-			return 0
-		}
-		held := sc.cw[d]
-		for _, u := range pairs {
-			if ds.adjacent(u.a, u.b) {
-				held += u.e
-			}
-		}
-		return math.Min(1, float64(held/max(sc.totalC+pairTotal, sc.floorC)))
-	}
-	if !p.empty() && len(docs) > 0 && sc.totalC > 0 {
+	if !r.p.empty() && len(docs) > 0 && sc.totalC > 0 {
 		top := topK(docs, 1, func(a, b uint32) bool {
 			if sc.score[a] != sc.score[b] {
 				return sc.score[a] > sc.score[b]
 			}
 			return byDate(a, b)
 		})
-		res.Confidence = confidence(top[0], ix.snips(top[0]))
+		res.Confidence = r.confidence(top[0], ix.snips(top[0]))
 		if res.Confidence < WeakConfidence {
 			res.Weak = true
 			res.Notes = append(res.Notes, fmt.Sprintf("%s: the best case holds %.0f%% of the query's evidence (its rare terms and signatures); the results below are only the nearest", WeakNote, 100*res.Confidence))
 		}
 	}
-	if q.Offset < len(docs) {
-		page := topK(docs, q.Offset+q.Limit, less)
-		if q.Offset < len(page) {
-			page = page[q.Offset:]
-		} else {
-			page = nil
+}
+
+// confidence is the share of the query's evidence document d holds: its
+// units, and the pairs its snippet fields ds hold in order.
+func (r *searchRun) confidence(d uint32, ds *docSnips) float64 {
+	sc := r.sc
+	if int(d) >= len(sc.cw) || sc.totalC == 0 {
+		return 0
+	}
+	held := sc.cw[d]
+	for _, u := range r.pairs {
+		if ds.adjacent(u.a, u.b) {
+			held += u.e
 		}
-		// The page's analysed fields first: the query's terms are then
-		// numbered by the dictionary that holds all of theirs.
-		ds := make([]*docSnips, len(page))
-		for i, d := range page {
-			ds[i] = ix.snips(d)
+	}
+	return math.Min(1, float64(held/max(sc.totalC+r.pairTotal, sc.floorC)))
+}
+
+// page fills res.Hits with the page of results q asks for, each with its
+// score, match, confidence and snippet.
+func (r *searchRun) page(res *Result, docs []uint32) {
+	ix, q, sc := r.ix, r.q, r.sc
+	page := topK(docs, q.Offset+q.Limit, r.less)
+	if q.Offset < len(page) {
+		page = page[q.Offset:]
+	} else {
+		page = nil
+	}
+	// The page's analysed fields first: the query's terms are then
+	// numbered by the dictionary that holds all of theirs.
+	ds := make([]*docSnips, len(page))
+	for i, d := range page {
+		ds[i] = ix.snips(d)
+	}
+	var marks []markTerm
+	if len(r.p.marks) > 0 {
+		marks = ix.snipCache.markTerms(r.p.marks, sc.termNo)
+	}
+	var buf []uint32
+	res.Hits = make([]Hit, 0, len(page))
+	out := &sc.snip
+	out.b = strings.Builder{}
+	out.b.Grow(len(page) * (SnippetLen*2 + 64))
+	ends := make([][2]int, 0, len(page))
+	for i, d := range page {
+		c := ix.docs[d]
+		var score float64
+		mask := uint8(0xff)
+		if int(d) < len(sc.score) {
+			score, mask = float64(sc.score[d]), sc.fields[d]
 		}
-		var marks []markTerm
-		if len(p.marks) > 0 {
-			marks = ix.snipCache.markTerms(p.marks, sc.termNo)
-		}
-		var buf []uint32
-		res.Hits = make([]Hit, 0, len(page))
-		out := &sc.snip
-		out.b = strings.Builder{}
-		out.b.Grow(len(page) * (SnippetLen*2 + 64))
-		ends := make([][2]int, 0, len(page))
-		for i, d := range page {
-			c := ix.docs[d]
-			var score float64
-			mask := uint8(0xff)
-			if int(d) < len(sc.score) {
-				score, mask = float64(sc.score[d]), sc.fields[d]
-			}
-			var want func(field int) []uint32
-			if marks != nil {
-				want = func(field int) []uint32 {
-					var fmask uint64 = math.MaxUint64
-					if int(d) < len(sc.fmask[field]) && len(sc.termNo) <= 64 {
-						fmask = sc.fmask[field][d]
-					}
-					buf = wantOf(marks, fmask, buf[:0])
-					return buf
+		var want func(field int) []uint32
+		if marks != nil {
+			want = func(field int) []uint32 {
+				var fmask uint64 = math.MaxUint64
+				if int(d) < len(sc.fmask[field]) && len(sc.termNo) <= 64 {
+					fmask = sc.fmask[field][d]
 				}
+				buf = wantOf(marks, fmask, buf[:0])
+				return buf
 			}
-			at := out.b.Len()
-			from := snippet(ds[i], q.Lang, want, mask, out)
-			ends = append(ends, [2]int{at, out.b.Len()})
-			h := Hit{Case: c, Score: score, SnippetFrom: from}
-			if res.Terms > 0 && int(d) < len(sc.mw) && sc.totalW > 0 {
-				h.Match = math.Min(1, float64(sc.mw[d]/sc.totalW))
-			}
-			if !p.empty() {
-				h.Confidence = confidence(d, ds[i])
-			}
-			res.Hits = append(res.Hits, h)
 		}
-		// The page's snippets are one string; each hit's is a part of it.
-		all := out.b.String()
-		for i := range res.Hits {
-			res.Hits[i].Snippet = all[ends[i][0]:ends[i][1]]
+		at := out.b.Len()
+		from := snippet(ds[i], q.Lang, want, mask, out)
+		ends = append(ends, [2]int{at, out.b.Len()})
+		h := Hit{Case: c, Score: score, SnippetFrom: from}
+		if res.Terms > 0 && int(d) < len(sc.mw) && sc.totalW > 0 {
+			h.Match = math.Min(1, float64(sc.mw[d]/sc.totalW))
 		}
-	} else if res.Total > 0 {
-		res.Notes = append(res.Notes, fmt.Sprintf("offset %d is past the last result (%d in all)", q.Offset, res.Total))
+		if !r.p.empty() {
+			h.Confidence = r.confidence(d, ds[i])
+		}
+		res.Hits = append(res.Hits, h)
 	}
-	if !q.NoFacets {
-		if res.Long {
-			res.Facets = ix.facets(close, q.Lang)
-		} else {
-			res.Facets = ix.facets(hits, q.Lang)
-		}
+	// The page's snippets are one string; each hit's is a part of it.
+	all := out.b.String()
+	for i := range res.Hits {
+		res.Hits[i].Snippet = all[ends[i][0]:ends[i][1]]
 	}
-	return res, nil
 }
 
 // facets counts, for every term of every filter field and for each
