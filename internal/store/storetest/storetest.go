@@ -38,6 +38,18 @@ func clone(c *incidentlib.Case) *incidentlib.Case {
 
 // Run runs the suite.
 func Run(t *testing.T, open Opener) {
+	spentKeys(t, open)
+	corrections(t, open)
+	correctionQueue(t, open)
+	seedAndRead(t, open)
+	seedOver(t, open)
+	caseWrites(t, open)
+	putAll(t, open)
+	concurrentWrites(t, open)
+}
+
+// spentKeys tests the keys a store lets be used once (incidentlib.KeyStore).
+func spentKeys(t *testing.T, open Opener) {
 	ctx := context.Background()
 	t.Run("spent_keys", func(t *testing.T) {
 		st, reopen := open(t)
@@ -97,6 +109,12 @@ func Run(t *testing.T, open Opener) {
 			t.Errorf("after reopening, a spent key reads spent=%v, %v", spent, err)
 		}
 	})
+}
+
+// corrections tests that a store keeps corrections
+// (incidentlib.CorrectionStore).
+func corrections(t *testing.T, open Opener) {
+	ctx := context.Background()
 	t.Run("corrections", func(t *testing.T) {
 		st, reopen := open(t)
 		cs, ok := st.(incidentlib.CorrectionStore)
@@ -152,6 +170,11 @@ func Run(t *testing.T, open Opener) {
 			t.Errorf("limit 2 gave %d", len(two))
 		}
 	})
+}
+
+// correctionQueue tests the queue of corrections a store keeps.
+func correctionQueue(t *testing.T, open Opener) {
+	ctx := context.Background()
 	t.Run("correction_queue", func(t *testing.T) {
 		st, _ := open(t)
 		defer st.Close()
@@ -219,6 +242,11 @@ func Run(t *testing.T, open Opener) {
 			}
 		}
 	})
+}
+
+// seedAndRead tests seeding an empty store and reading the cases back.
+func seedAndRead(t *testing.T, open Opener) {
+	ctx := context.Background()
 	t.Run("seed_then_read", func(t *testing.T) {
 		st, reopen := open(t)
 		cases := sample(t)
@@ -255,6 +283,12 @@ func Run(t *testing.T, open Opener) {
 			t.Errorf("second seed after reopening: %+v", r)
 		}
 	})
+}
+
+// seedOver tests seeding a store that holds cases: only newer corpus
+// cases replace theirs, and private cases are never touched.
+func seedOver(t *testing.T, open Opener) {
+	ctx := context.Background()
 	t.Run("seed_upgrades_only_newer_corpus_cases", func(t *testing.T) {
 		st, _ := open(t)
 		defer st.Close()
@@ -325,6 +359,12 @@ func Run(t *testing.T, open Opener) {
 			t.Errorf("seeding touched a private case: %+v", got.Title)
 		}
 	})
+}
+
+// caseWrites tests putting, reading and deleting cases, and ids past
+// IL-9999 in number order.
+func caseWrites(t *testing.T, open Opener) {
+	ctx := context.Background()
 	t.Run("put_get_delete", func(t *testing.T) {
 		st, reopen := open(t)
 		c := clone(sample(t)[0])
@@ -383,6 +423,11 @@ func Run(t *testing.T, open Opener) {
 			t.Errorf("Cases in order %q, want %q (by number, not byte order)", ids, want)
 		}
 	})
+}
+
+// putAll tests that putting several cases is all or nothing.
+func putAll(t *testing.T, open Opener) {
+	ctx := context.Background()
 	t.Run("put_all_is_all_or_nothing", func(t *testing.T) {
 		st, reopen := open(t)
 		bw, ok := st.(incidentlib.BulkWriter)
@@ -448,6 +493,11 @@ func Run(t *testing.T, open Opener) {
 			t.Errorf("%d of the 1200 cases written by PutAll are there after reopening", n)
 		}
 	})
+}
+
+// concurrentWrites tests writes from many goroutines at once.
+func concurrentWrites(t *testing.T, open Opener) {
+	ctx := context.Background()
 	t.Run("concurrent_writes", func(t *testing.T) {
 		st, _ := open(t)
 		defer st.Close()
