@@ -1,0 +1,174 @@
+#!/usr/bin/env bash
+# Follows the recipes of docs/ARCHITECTURE.md ("How to add …") in a scratch
+# clone of the current commit: adds a text field to the cases, an MCP tool
+# and a page exactly as the recipes say, counts the files each one changed
+# against the recipe's count, then runs the tests of the scratch clone
+# (go test ./...). A recipe that needs another file, or whose result fails
+# a test, fails this check.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+src=$PWD
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+git clone -q --no-hardlinks "$src" "$tmp/repo"
+cd "$tmp/repo"
+git config user.email recipes@localhost
+git config user.name recipes
+
+# changed FILES... asserts that the working tree's changes since the last
+# step are exactly those files, then commits them as one step.
+changed() {
+  local want got name=$1; shift
+  want=$(printf '%s\n' "$@" | sort)
+  got=$(git status --porcelain --untracked-files=all | cut -c4- | sort)
+  if [ "$want" != "$got" ]; then
+    echo "recipes: $name changed other files than its recipe names:"; diff <(echo "$want") <(echo "$got") || true
+    exit 1
+  fi
+  echo "recipes: $name: $# files: $*"
+  git add -A && git commit -qm "$name"
+}
+
+# add_words KEY KOREAN ENGLISH adds a key to the catalogue of words.
+add_words() {
+  python3 - "$1" "$2" "$3" <<'EOF'
+import sys
+key, ko, en = sys.argv[1:]
+p = "internal/locale/words.go"
+s = open(p).read()
+anchor = "var words = map[string]pair{\n"
+assert anchor in s, "no catalogue map in " + p
+s = s.replace(anchor, anchor + '\t%s: {%s, %s},\n' % tuple('"%s"' % x.replace('"', '\\"') for x in (key, ko, en)), 1)
+open(p, "w").write(s)
+EOF
+}
+
+# 1. A case text field (an optional prose section): the Case struct, its
+# row in the sections table, the words of its heading, CASE-FORMAT.md.
+python3 - <<'EOF'
+import re
+p = "incidentlib.go"
+s = open(p).read()
+m = re.search(r'\n(\tLessons +Text +`json:"lessons" yaml:"lessons" il:"required"`)\n', s)
+assert m, "no Lessons field"
+s = s.replace(m.group(0), "\n" + m.group(1) + '\n\tBackground Text `json:"background,omitempty" yaml:"background,omitempty"`\n', 1)
+open(p, "w").write(s)
+p = "sections.go"
+s = open(p).read()
+anchor = '\t{Key: "sources", Words: "sources",'
+assert anchor in s, "no sources row"
+s = s.replace(anchor, '\t{Key: "background", Words: "background", Kind: Prose, Search: "rest", Layout: LayoutProse, Anchor: "background", MCP: "background",\n\t\ttext: func(c *Case) []Text { return []Text{c.Background} }},\n' + anchor, 1)
+open(p, "w").write(s)
+p = "docs/CASE-FORMAT.md"
+s = open(p).read()
+anchor = "- `timeline.zone`:"
+assert anchor in s, "no key list"
+s = s.replace(anchor, "- `background`: what led up to the incident (optional);\n" + anchor, 1)
+open(p, "w").write(s)
+EOF
+gofmt -w incidentlib.go sections.go
+add_words background "배경" "Background"
+changed "a case field" incidentlib.go sections.go internal/locale/words.go docs/CASE-FORMAT.md
+
+# 2. An MCP tool: its file and its line in the list.
+cat > internal/mcpserver/count_cases.go <<'EOF'
+package mcpserver
+
+import (
+	"context"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/internal/mcptool"
+	"github.com/incidentlib/incidentlib/internal/search"
+)
+
+func countCasesTool(s *Server) mcptool.Tool {
+	return newTool(&mcp.Tool{
+		Name:        "count_cases",
+		Title:       "Count cases",
+		Description: "Count the cases that match the filters, without listing them: use it to size a question before paging through list_incidents.",
+		Annotations: mcptool.ReadOnly("Count cases"),
+	}, incidentlib.Text{EN: "Count the cases that match filters.", KO: "조건에 맞는 사례 수를 셉니다."},
+		[]mcptool.Example{{Args: map[string]any{"filters": map[string]any{"components": []string{"coredns"}}}, Want: "total"}},
+		s.countCases)
+}
+
+// CountInput is the input of count_cases.
+type CountInput struct {
+	Filters *Filters `json:"filters,omitempty" jsonschema:"optional filters"`
+}
+
+// CountOutput is the answer of count_cases.
+type CountOutput struct {
+	Total int `json:"total"`
+}
+
+func (s *Server) countCases(ctx context.Context, req *mcp.CallToolRequest, in CountInput) (*mcp.CallToolResult, CountOutput, error) {
+	v := args{}
+	in.Filters.add(v)
+	p, err := v.parse(search.RouteSearch)
+	if err != nil {
+		return nil, CountOutput{}, err
+	}
+	q := p.Query
+	q.Limit, q.NoFacets = 1, true
+	res, err := s.ix.Search(q)
+	if err != nil {
+		return nil, CountOutput{}, err
+	}
+	return nil, CountOutput{Total: res.Total}, nil
+}
+EOF
+python3 - <<'EOF'
+p = "internal/mcpserver/tools.go"
+s = open(p).read()
+anchor = "\t\tsimilarIncidentsTool(s),\n"
+assert anchor in s, "no tool list"
+s = s.replace(anchor, anchor + "\t\tcountCasesTool(s),\n", 1)
+open(p, "w").write(s)
+EOF
+changed "an MCP tool" internal/mcpserver/count_cases.go internal/mcpserver/tools.go
+
+# 3. A page: its handler and its line in the page table, its template, its
+# words.
+python3 - <<'EOF'
+p = "internal/web/pages.go"
+s = open(p).read()
+anchor = "\t{template: \"notfound\"},\n"
+assert anchor in s, "no page table"
+s = s.replace(anchor, '\t{route: "GET /about", template: "about", handler: func(s *Site) handlerFunc { return s.aboutPage }, sitemap: true},\n' + anchor, 1)
+s += '''
+func (s *Site) aboutPage(w http.ResponseWriter, r *http.Request, lang string) error {
+	return s.render(w, r, lang, "about", &pageData{
+		Title:       locale.T(lang, "about.title"),
+		Description: locale.T(lang, "about.intro"),
+		Data:        struct{ Cases int }{s.ix.Len()},
+	})
+}
+'''
+if '"github.com/incidentlib/incidentlib/internal/locale"' not in s:
+    s = s.replace('import (\n', 'import (\n\t"github.com/incidentlib/incidentlib/internal/locale"\n', 1)
+open(p, "w").write(s)
+EOF
+gofmt -w internal/web/pages.go
+cat > internal/web/templates/about.tmpl <<'EOF'
+{{define "content"}}
+<article class="wrap" aria-labelledby="about-h">
+  <h1 id="about-h">{{t "about.title"}}</h1>
+  <p>{{t "about.intro"}}</p>
+  <p>{{n "about.cases" .Data.Cases}}</p>
+</article>
+{{end}}
+EOF
+add_words about.title "이 도서관에 대하여" "About this library"
+add_words about.intro "공개된 인프라 장애 보고서를 한국어와 영어로 정리한 도서관입니다." "A library of public infrastructure incident write-ups, in Korean and English."
+add_words about.cases.one "" "%d case"
+add_words about.cases.other "사례 %d건" "%d cases"
+changed "a page" internal/web/pages.go internal/web/templates/about.tmpl internal/locale/words.go
+
+# The three together pass the tests of the scratch clone.
+go vet ./...
+go test ./...
+echo "recipes: a case field (4 files), an MCP tool (2) and a page (3) added by their recipes; go vet and go test ./... pass: ok"
