@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/incidentlib/incidentlib/internal/gobuild"
+	"github.com/incidentlib/incidentlib/internal/kubegap/mcptools"
 )
 
 // build compiles kubegap once per test into a temporary folder, with the
@@ -60,7 +61,7 @@ func TestBinary(t *testing.T) {
 	}
 	defer cs.Close()
 	tools, err := cs.ListTools(ctx, nil)
-	if err != nil || len(tools.Tools) != 4 {
+	if err != nil || len(tools.Tools) != len(mcptools.Tools()) {
 		t.Fatalf("tools: %v %v", tools, err)
 	}
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "get_incident", Arguments: map[string]any{"id": "IL-0313"}})

@@ -12,7 +12,8 @@ import (
 // A new check also needs testdata/<id>/ with at least two fail*.yaml and two
 // pass*.yaml fixtures; each failing one ends or starts with the findings it
 // must produce, "# expect: SEVERITY KIND NAMESPACE/NAME line LINE cases
-// ID,ID" (see TestFixtures). Then regenerate docs/checks.md:
+// ID,ID", each followed by "# message: " and the finding's English message
+// (see TestFixtures). Then regenerate docs/checks.md:
 // go run ./cmd/kubegap checks -o markdown > docs/checks.md
 var registry = buildRegistry(checkList())
 
