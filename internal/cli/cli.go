@@ -10,12 +10,12 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/incidentlib/incidentlib"
 	"github.com/incidentlib/incidentlib/internal/corpus"
+	"github.com/incidentlib/incidentlib/internal/exitcode"
 )
 
 // Exit codes. A user error (ExitUsage) is one the user fixes by changing
@@ -39,30 +39,20 @@ const (
 
 // exitCodes says what each exit code means; --help lists them in this
 // order.
-var exitCodes = []struct {
-	code    int
-	meaning string
-}{
-	{ExitOK, "success"},
-	{ExitProblems, `the input has problems (validate, import, fmt --check): each is listed on
+var exitCodes = []exitcode.Code{
+	{Code: ExitOK, Meaning: "success"},
+	{Code: ExitProblems, Meaning: `the input has problems (validate, import, fmt --check): each is listed on
 standard output, and import writes nothing`},
-	{ExitUsage, `user error: bad flags or arguments, an unknown command, case id or term, a
+	{Code: ExitUsage, Meaning: `user error: bad flags or arguments, an unknown command, case id or term, a
 file or folder that does not exist, a query or input that is not valid,
 a corpus folder serve refuses`},
-	{ExitFailure, `incidentlib failed: a file, database or address it could not read, write
+	{Code: ExitFailure, Meaning: `incidentlib failed: a file, database or address it could not read, write
 or open, a corpus that did not load, an internal error; nothing the flags
 can change`},
 }
 
 // exitCodesHelp is what the root command's help says of the exit codes.
-var exitCodesHelp = func() string {
-	var b strings.Builder
-	b.WriteString("Exit codes:")
-	for _, e := range exitCodes {
-		fmt.Fprintf(&b, "\n  %d  %s", e.code, strings.ReplaceAll(e.meaning, "\n", "\n     "))
-	}
-	return b.String()
-}()
+var exitCodesHelp = exitcode.Help(exitCodes)
 
 // ExitError carries an exit code out of a command.
 type ExitError struct {

@@ -21,6 +21,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/incidentlib/incidentlib/internal/corpus"
+	"github.com/incidentlib/incidentlib/internal/exitcode"
 	"github.com/incidentlib/incidentlib/internal/kubegap"
 	"github.com/incidentlib/incidentlib/internal/kubegap/checks"
 	"github.com/incidentlib/incidentlib/internal/kubegap/inventory"
@@ -59,31 +60,21 @@ const (
 
 // exitCodes says what each exit code means; the help lists them in this
 // order.
-var exitCodes = []struct {
-	code    int
-	meaning string
-}{
-	{ExitClean, "clean: no finding at or above --fail-on, and all of the input was read"},
-	{ExitFindings, "findings at or above --fail-on (and all of the input was read)"},
-	{ExitFailed, `user error: bad flags or arguments, a path that cannot be read, a cluster
+var exitCodes = []exitcode.Code{
+	{Code: ExitClean, Meaning: "clean: no finding at or above --fail-on, and all of the input was read"},
+	{Code: ExitFindings, Meaning: "findings at or above --fail-on (and all of the input was read)"},
+	{Code: ExitFailed, Meaning: `user error: bad flags or arguments, a path that cannot be read, a cluster
 it could not reach, an input with no Kubernetes object or none a check
 reads, no check evaluated; with --strict, any input problem`},
-	{ExitIncomplete, `scanned, but part of the input could not be read (invalid YAML, a removed
+	{Code: ExitIncomplete, Meaning: `scanned, but part of the input could not be read (invalid YAML, a removed
 API version, a chart or kustomize folder given to -f, ...): the report
 lists each problem; findings, if any, are reported too`},
-	{ExitInternal, `internal error: kubegap itself failed (a panic, its embedded case library
+	{Code: ExitInternal, Meaning: `internal error: kubegap itself failed (a panic, its embedded case library
 did not load, the report could not be written); please report it`},
 }
 
 // exitCodesHelp is what the help says of the exit codes.
-var exitCodesHelp = func() string {
-	var b strings.Builder
-	b.WriteString("Exit codes:")
-	for _, e := range exitCodes {
-		fmt.Fprintf(&b, "\n  %d  %s", e.code, strings.ReplaceAll(e.meaning, "\n", "\n     "))
-	}
-	return b.String()
-}()
+var exitCodesHelp = exitcode.Help(exitCodes)
 
 // internalError marks kubegap's own failure (exit 4).
 type internalError struct{ err error }
