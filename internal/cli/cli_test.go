@@ -81,7 +81,7 @@ func TestShowPageSections(t *testing.T) {
 		lang string
 		want []string
 	}{
-		{"ko", []string{"IL-9001 · Example Org · 2021-03-04 (발생일)", "아직 사람이 검토하지 않은", "심각도: –", "영향 범위: 픽스처 범위", "영향 사용자: –", "감지까지: 4m", "복구까지: –", "## 증상", "## 원인", "촉발", "## 감지", "## 조치", "## 후속 조치", "## 교훈", "## 출처"}},
+		{"ko", []string{"IL-9001 · Example Org · 2021-03-04 (발생일)", "아직 사람이 검토하지 않은", "심각도: –", "영향 범위: 픽스처 범위", "영향 사용자: –", "감지까지: 4분", "복구까지: –", "## 증상", "## 원인", "촉발", "## 감지", "## 조치", "## 후속 조치", "## 교훈", "## 출처"}},
 		{"en", []string{"(incident date)", "Not yet reviewed", "Severity: –", "Scope: a fixture", "Users affected: –", "Time to detect: 4m", "## Symptoms", "## Cause", "Trigger", "## Lessons", "## Sources"}},
 	} {
 		code, out, errs := run(t, "", "show", "il-9001", "--lang", tc.lang, "--dir", filepath.Join(fixtures, "valid"))

@@ -60,133 +60,116 @@ func writeJSON(w io.Writer, v any, indent bool) error {
 	return enc.Encode(v)
 }
 
-// renderCase prints the case page: the seed page's sections in their order.
+// renderCase prints the case page as text: the case's layout (view.CaseLayout)
+// with the related cases it lists itself.
 func renderCase(w io.Writer, c *corpus.Corpus, k *incidentlib.Case, lang string) {
-	label := func(vocab, id string) string { return c.Vocab.Label(vocab, id, lang) }
-	labels := func(vocab string, ids []string) string {
-		var ls []string
-		for _, id := range ids {
-			ls = append(ls, label(vocab, id))
-		}
-		if len(ls) == 0 {
-			return locale.T(lang, "unknown")
-		}
-		return strings.Join(ls, ", ")
+	p := view.CaseLayout(k, c.Vocab, lang, c.Case, view.CuratedRelated(k, lang, c.Case))
+	printHead(w, &p)
+	for i := range p.Blocks {
+		b := &p.Blocks[i]
+		fmt.Fprintf(w, "\n## %s\n%s\n", b.Words, blockText(b, lang))
 	}
-	orUnknown := func(x incidentlib.Text) string {
-		if s := x.In(lang); !incidentlib.IsUnknown(s) {
-			return s
-		}
-		return locale.T(lang, "unknown")
+}
+
+// printHead prints the head, the summary and the facts.
+func printHead(w io.Writer, p *view.CasePage) {
+	h := &p.Head
+	fmt.Fprintf(w, "%s · %s · %s (%s) · %s\n", h.ID, h.Org, h.Date, h.DateKind, h.Domain.Joined)
+	fmt.Fprintf(w, "\n%s\n", h.Title)
+	if !h.Reviewed {
+		fmt.Fprintf(w, "[%s]\n", locale.T(p.Lang, "not_reviewed"))
 	}
-	dur := func(p *string) string {
-		if p == nil {
-			return locale.T(lang, "unknown")
-		}
-		return *p
+	fmt.Fprintf(w, "\n%s\n\n", h.Summary)
+	for _, f := range p.Facts {
+		fmt.Fprintf(w, "  %s: %s\n", f.Words, f.Value)
 	}
-	fmt.Fprintf(w, "%s · %s · %s (%s) · %s\n", k.ID, k.Org, k.Date, locale.T(lang, "date_kind."+k.DateKind), labels(incidentlib.VocabDomain, k.Domain))
-	fmt.Fprintf(w, "\n%s\n", k.Title.In(lang))
-	if !k.Reviewed() {
-		fmt.Fprintf(w, "[%s]\n", locale.T(lang, "not_reviewed"))
-	}
-	fmt.Fprintf(w, "\n%s\n\n", k.Summary.In(lang))
-	severity := locale.T(lang, "unknown")
-	if k.Severity != "unknown" {
-		severity = label(incidentlib.VocabSeverity, k.Severity)
-	}
-	facts := [][2]string{
-		{locale.T(lang, "severity"), severity},
-		{locale.T(lang, "impact.scope"), orUnknown(k.Impact.Scope)},
-		{locale.T(lang, "impact.users"), orUnknown(k.Impact.Users)},
-		{locale.T(lang, "impact.region"), orUnknown(k.Impact.Region)},
-		{locale.T(lang, "detected_after"), dur(k.Timeline.DetectedAfter)},
-		{locale.T(lang, "resolved_after"), dur(k.Timeline.ResolvedAfter)},
-	}
-	for _, f := range facts {
-		fmt.Fprintf(w, "  %s: %s\n", f[0], f[1])
-	}
-	section := func(title, body string) { fmt.Fprintf(w, "\n## %s\n%s\n", title, body) }
-	list := func(items []string) string {
-		if len(items) == 0 {
-			return locale.T(lang, "unknown")
-		}
-		var b strings.Builder
-		for i, it := range items {
+}
+
+// blockText is the text under a block's heading.
+func blockText(b *view.Block, lang string) string {
+	var s strings.Builder
+	switch b.Layout {
+	case incidentlib.LayoutTimeline:
+		for i, ev := range b.Events {
 			if i > 0 {
-				b.WriteByte('\n')
+				s.WriteByte('\n')
 			}
-			b.WriteString("- " + indentRest(it, "  "))
+			fmt.Fprintf(&s, "- %s  %s", ev.At, indentRest(ev.Text, "  "))
 		}
-		return b.String()
-	}
-	sources := func(k *incidentlib.Case) string {
-		var src strings.Builder
-		for i, s := range k.Sources {
-			if i > 0 {
-				src.WriteByte('\n')
-			}
-			if s.Title != "" {
-				fmt.Fprintf(&src, "- %s", s.Title)
-				if s.Publisher != "" {
-					fmt.Fprintf(&src, " · %s", s.Publisher)
-				}
-				fmt.Fprintf(&src, " (%s)\n  %s", label(incidentlib.VocabSourceKind, s.Kind), s.URL)
+	case incidentlib.LayoutProse:
+		if b.Chips != nil && len(b.Chips.Labels) > 0 {
+			fmt.Fprintf(&s, "[%s]\n\n", strings.Join(b.Chips.Labels, "] ["))
+		}
+		s.WriteString(b.Prose)
+	case incidentlib.LayoutCause:
+		writeCause(&s, b, lang)
+	case incidentlib.LayoutItems:
+		writeList(&s, b.Items, b.None)
+	case incidentlib.LayoutSources:
+		writeSources(&s, b, lang)
+	case view.LayoutRelated:
+		var items []string
+		for _, r := range b.Related {
+			if r.Found {
+				items = append(items, fmt.Sprintf("%s %s (%s · %d)", r.ID, r.Title, r.Org, r.Year))
 			} else {
-				fmt.Fprintf(&src, "- %s (%s)", s.URL, label(incidentlib.VocabSourceKind, s.Kind))
-			}
-			if s.Archived != nil {
-				fmt.Fprintf(&src, "\n  %s: %s", locale.T(lang, "archived"), *s.Archived)
+				items = append(items, r.ID)
 			}
 		}
-		return src.String()
+		writeList(&s, items, b.None)
 	}
-	// The sections with a place of their own, in the table's order.
-	for i := range incidentlib.Sections {
-		sec := &incidentlib.Sections[i]
-		switch sec.Layout {
-		case incidentlib.LayoutTimeline:
-			if len(k.Timeline.Events) > 0 {
-				var tl strings.Builder
-				for i, ev := range k.Timeline.Events {
-					if i > 0 {
-						tl.WriteByte('\n')
-					}
-					fmt.Fprintf(&tl, "- %s  %s", ev.At, indentRest(ev.Text.In(lang), "  "))
-				}
-				section(locale.T(lang, sec.Words), tl.String())
+	return s.String()
+}
+
+// writeList writes items as a list, or none when there are none.
+func writeList(s *strings.Builder, items []string, none string) {
+	if len(items) == 0 {
+		s.WriteString(none)
+	}
+	for i, it := range items {
+		if i > 0 {
+			s.WriteByte('\n')
+		}
+		s.WriteString("- " + indentRest(it, "  "))
+	}
+}
+
+// writeCause writes the cause's terms, then its prose under its own words.
+func writeCause(s *strings.Builder, b *view.Block, lang string) {
+	for _, t := range b.Terms {
+		fmt.Fprintf(s, "%s: %s\n", t.Words, t.Joined)
+	}
+	fmt.Fprintf(s, "\n%s:\n%s", b.TextWords, b.Prose)
+	if r := b.Recurrence; r != nil {
+		fmt.Fprintf(s, "\n\n%s %s %s", locale.T(lang, "case.recurrence_of"), r.ID, r.Title)
+	}
+}
+
+// writeSources writes the sources, each with its address and any archived
+// copy, then the further reading.
+func writeSources(s *strings.Builder, b *view.Block, lang string) {
+	for i, src := range b.Sources {
+		if i > 0 {
+			s.WriteByte('\n')
+		}
+		if src.Title != "" {
+			fmt.Fprintf(s, "- %s", src.Title)
+			if src.Publisher != "" {
+				fmt.Fprintf(s, " · %s", src.Publisher)
 			}
-		case incidentlib.LayoutProse:
-			section(locale.T(lang, sec.Words), sec.Text(k).In(lang))
-		case incidentlib.LayoutItems:
-			section(locale.T(lang, sec.Words), list(sec.In(k, c.Vocab, lang)))
-		case incidentlib.LayoutCause:
-			// The cause: its terms, then this section's prose.
-			var b strings.Builder
-			for _, ct := range incidentlib.Sections {
-				if ct.Layout == incidentlib.LayoutCauseTerm {
-					fmt.Fprintf(&b, "%s: %s\n", locale.T(lang, ct.Words), labels(ct.Vocab, ct.Terms(k)))
-				}
-			}
-			fmt.Fprintf(&b, "\n%s:\n%s", locale.T(lang, sec.Words), sec.Text(k).In(lang))
-			section(locale.T(lang, "cause"), b.String())
-		case incidentlib.LayoutSources:
-			section(locale.T(lang, sec.Words), sources(k))
+			fmt.Fprintf(s, " (%s)\n  %s", src.Kind, src.URL)
+		} else {
+			fmt.Fprintf(s, "- %s (%s)", src.URL, src.Kind)
+		}
+		if src.Archived != "" {
+			fmt.Fprintf(s, "\n  %s: %s", locale.T(lang, "archived"), src.Archived)
 		}
 	}
-	if len(k.Related) > 0 {
-		var rel strings.Builder
-		for i, id := range k.Related {
-			if i > 0 {
-				rel.WriteByte('\n')
-			}
-			if r := c.Case(id); r != nil {
-				fmt.Fprintf(&rel, "- %s %s (%s · %d)", r.ID, r.Title.In(lang), r.Org, r.Year())
-			} else {
-				fmt.Fprintf(&rel, "- %s", id)
-			}
+	if len(b.Docs) > 0 {
+		fmt.Fprintf(s, "\n\n%s:", locale.T(lang, "case.docs"))
+		for _, d := range b.Docs {
+			fmt.Fprintf(s, "\n- %s", d)
 		}
-		section(locale.T(lang, "related"), rel.String())
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/incidentlib/incidentlib"
 	"github.com/incidentlib/incidentlib/internal/locale"
 	"github.com/incidentlib/incidentlib/internal/search"
+	"github.com/incidentlib/incidentlib/internal/view"
 )
 
 // pageRoute is one page of the site, declared once: the route it answers
@@ -187,15 +188,15 @@ func (s *Site) topTerms(counts map[string]map[string]int, vocab, lang string, n 
 }
 
 type caseData struct {
-	Case         *incidentlib.Case
-	Related      []search.Similar
-	RecurrenceOf *incidentlib.Case
-	Checks       []CheckRef
-	JSONURL      string
-	SimilarURL   string
-	MCPURL       string
-	Cite         citation
-	Near         neighbours
+	Case *incidentlib.Case
+	// Layout is the case laid out for the page: head, facts and blocks.
+	Layout     view.CasePage
+	Checks     []CheckRef
+	JSONURL    string
+	SimilarURL string
+	MCPURL     string
+	Cite       citation
+	Near       neighbours
 }
 
 func (s *Site) casePage(w http.ResponseWriter, r *http.Request, lang string) error {
@@ -217,18 +218,13 @@ func (s *Site) casePage(w http.ResponseWriter, r *http.Request, lang string) err
 	}
 	d := caseData{
 		Case:       c,
-		Related:    related,
+		Layout:     view.CaseLayout(c, s.vocab, lang, s.ix.Case, view.RelatedOf(related, lang)),
 		Checks:     s.checksFor(c.ID),
 		JSONURL:    s.base + "/api/cases/" + c.ID,
 		SimilarURL: s.base + "/api/cases/" + c.ID + "/similar",
 		MCPURL:     s.base + "/mcp",
 		Cite:       s.citation(c, lang),
 		Near:       s.neighbours(c),
-	}
-	if c.RecurrenceOf != nil {
-		if k := s.ix.Case(*c.RecurrenceOf); k != nil {
-			d.RecurrenceOf = k
-		}
 	}
 	ld, err := s.caseJSONLD(c, lang)
 	if err != nil {

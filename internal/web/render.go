@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"unicode"
 
 	"github.com/incidentlib/incidentlib"
 	"github.com/incidentlib/incidentlib/internal/locale"
@@ -124,30 +123,16 @@ func (s *Site) funcs(lang string) template.FuncMap {
 		},
 		"asset": s.assets.url,
 		"text":  func(t incidentlib.Text) string { return t.In(lang) },
-		"prose": func(t incidentlib.Text) template.HTML { return prose(t.In(lang)) },
+		// prose sets a text in the page's language as Markdown.
+		"prose": func(text string) template.HTML { return prose(text) },
 		"label": func(vocab, id string) string { return s.vocab.Label(vocab, id, lang) },
-		// The sections of a case, for the case page to range over.
-		"sections":    func() []incidentlib.Section { return incidentlib.Sections },
-		"sectionText": func(sec incidentlib.Section, c *incidentlib.Case) incidentlib.Text { return sec.Text(c) },
-		"hasText": func(sec incidentlib.Section, c *incidentlib.Case) bool {
-			t := sec.Text(c)
-			return t.EN != "" || t.KO != ""
-		},
-		"sectionTexts": func(sec incidentlib.Section, c *incidentlib.Case) []incidentlib.Text { return sec.Texts(c, s.vocab) },
-		"caseTerms":    func(vocab string, c *incidentlib.Case) []string { return incidentlib.CaseTerms(c, vocab) },
-		"topic":        func(vocab, id string) string { return prefix + s.topicPath(vocab, id) },
+		"topic": func(vocab, id string) string { return prefix + s.topicPath(vocab, id) },
 		"caseURL": func(id string) string {
 			return prefix + incidentlib.CasePath(id)
 		},
 		"orgURL":    func(slug string) string { return prefix + orgPath(slug) },
 		"vocabName": func(v string) string { return locale.T(lang, "vocab."+v) },
-		"dateKind":  func(k string) string { return locale.T(lang, "date_kind."+k) },
-		"dur":       func(p *string) string { return duration(p, lang) },
 		"known":     func(s string) string { return orUnknown(s, lang) },
-		"severity":  func(id string) string { return s.severity(id, lang) },
-		// otherLang: a text on a Korean page with letters but no Hangul
-		// (an English fact; "–" is none).
-		"otherLang": func(s string) bool { return lang == "ko" && !hasHangul(s) && strings.ContainsFunc(s, unicode.IsLetter) },
 		"day": func(ts string) string {
 			if len(ts) >= 10 {
 				return ts[:10]
@@ -207,13 +192,6 @@ func (s *Site) topicPath(vocab, id string) string {
 		return "/topics/" + url.PathEscape(id)
 	}
 	return "/topics/" + url.PathEscape(vocab+":"+id)
-}
-
-func (s *Site) severity(id, lang string) string {
-	if id == "" || id == "unknown" {
-		return locale.T(lang, "unknown")
-	}
-	return s.vocab.Label(incidentlib.VocabSeverity, id, lang)
 }
 
 // feedLink is an Atom feed a page announces in its head.
