@@ -43,7 +43,8 @@ const (
 
 // Layouts: where the case page and `show` put a section. The uniform ones
 // (LayoutProse, LayoutItems) are rendered by ranging over the table; the
-// others are written out by the page and `show`, at the place named.
+// others are placed by the case layout (view.CaseLayout), which the page
+// and `show` both print, at the place named.
 const (
 	LayoutHead      = "head"        // the page head: organisation, title, domain chips, summary
 	LayoutFacts     = "facts"       // the facts list under the summary

@@ -76,7 +76,7 @@ var keyRe = regexp.MustCompile(`\{\{-?\s*(?:t|tf|n)\s+"([^"]+)"|\(t "([^"]+)"\)|
 func TestEveryUsedKeyExists(t *testing.T) {
 	root := "../.."
 	var files []string
-	for _, dir := range []string{"internal/web", "internal/web/templates", "internal/cli", "internal/kubegap/report", "internal/kubegap/checks", "internal/kubegap/cli", "internal/search"} {
+	for _, dir := range []string{"internal/web", "internal/web/templates", "internal/cli", "internal/kubegap/report", "internal/kubegap/checks", "internal/kubegap/cli", "internal/search", "internal/view"} {
 		entries, err := os.ReadDir(filepath.Join(root, dir))
 		if err != nil {
 			t.Fatal(err)

@@ -3,14 +3,9 @@ package web
 import (
 	"html"
 	"html/template"
-	"strconv"
 	"strings"
-	"time"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/incidentlib/incidentlib"
-	"github.com/incidentlib/incidentlib/internal/locale"
 )
 
 // prose turns a case's plain text into HTML: blank lines separate
@@ -232,48 +227,6 @@ func fold(s string, n int) string {
 		cut = sp
 	}
 	return strings.TrimRight(s[:cut], " ,.;:·") + "…"
-}
-
-// duration shows a Go duration string the way the seed pages do, in the
-// page's language ("2h 30m", "2시간 30분"), or "–" when the write-up gives none.
-func duration(p *string, lang string) string {
-	if p == nil || *p == "" {
-		return locale.T(lang, "unknown")
-	}
-	d, err := time.ParseDuration(*p)
-	if err != nil {
-		return *p
-	}
-	// The units in the page's language: 2h 30m, 2시간 30분.
-	day, hour, minute, second := "d", "h", "m", "s"
-	if lang == "ko" {
-		day, hour, minute, second = "일", "시간", "분", "초"
-	}
-	var parts []string
-	if days := d / (24 * time.Hour); days > 0 {
-		parts = append(parts, strconv.Itoa(int(days))+day)
-		d -= days * 24 * time.Hour
-	}
-	if h := d / time.Hour; h > 0 {
-		parts = append(parts, strconv.Itoa(int(h))+hour)
-		d -= h * time.Hour
-	}
-	if m := d / time.Minute; m > 0 {
-		parts = append(parts, strconv.Itoa(int(m))+minute)
-		d -= m * time.Minute
-	}
-	if sec := d / time.Second; sec > 0 || len(parts) == 0 {
-		parts = append(parts, strconv.Itoa(int(sec))+second)
-	}
-	return strings.Join(parts, " ")
-}
-
-// orUnknown shows "–" for facts the write-up does not give.
-func orUnknown(s, lang string) string {
-	if incidentlib.IsUnknown(s) {
-		return locale.T(lang, "unknown")
-	}
-	return s
 }
 
 // hasHangul reports whether s holds Korean, so English-only facts on a

@@ -52,23 +52,6 @@ func TestFold(t *testing.T) {
 	}
 }
 
-func TestDuration(t *testing.T) {
-	s := func(v string) *string { return &v }
-	for in, want := range map[string]string{"26m": "26m", "2h30m": "2h 30m", "4m0s": "4m", "90s": "1m 30s", "49h": "2d 1h", "weird": "weird"} {
-		if got := duration(s(in), "en"); got != want {
-			t.Errorf("duration(%q, en) = %q, want %q", in, got, want)
-		}
-	}
-	for in, want := range map[string]string{"4m": "4분", "2h30m": "2시간 30분", "90s": "1분 30초", "49h": "2일 1시간", "0s": "0초", "weird": "weird"} {
-		if got := duration(s(in), "ko"); got != want {
-			t.Errorf("duration(%q, ko) = %q, want %q", in, got, want)
-		}
-	}
-	if got := duration(nil, "en"); got != "–" {
-		t.Errorf("duration(nil) = %q", got)
-	}
-}
-
 func TestFallbackPaths(t *testing.T) {
 	for path, want := range map[string]bool{"/api/x": true, "/api": true, "/mcp": true, "/healthz": true, "/apis": false, "/mcpx": false, "/cases": false} {
 		if got := isMachinePath(path); got != want {

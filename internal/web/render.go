@@ -132,7 +132,6 @@ func (s *Site) funcs(lang string) template.FuncMap {
 		},
 		"orgURL":    func(slug string) string { return prefix + orgPath(slug) },
 		"vocabName": func(v string) string { return locale.T(lang, "vocab."+v) },
-		"known":     func(s string) string { return orUnknown(s, lang) },
 		"day": func(ts string) string {
 			if len(ts) >= 10 {
 				return ts[:10]
