@@ -124,10 +124,42 @@ func scan(ctx context.Context, o Options, in ScanInput) (ScanOutput, error) {
 	if err != nil {
 		return ScanOutput{}, err
 	}
+	minSev, limit, err := scanPaging(in)
+	if err != nil {
+		return ScanOutput{}, err
+	}
+	cs, err := kubegap.Select(in.Checks, nil)
+	if err != nil {
+		return ScanOutput{}, err
+	}
+	if err := oneInput(in); err != nil {
+		return ScanOutput{}, err
+	}
+	var res *kubegap.Result
+	switch {
+	case in.Chart != "" || in.Kustomize != "":
+		res, err = scanRendered(ctx, o, in, cs)
+	case in.Live:
+		res, err = scanLive(ctx, o, in, cs)
+	case in.Manifests != "" || len(in.Paths) > 0:
+		res, err = scanManifests(o, in, cs)
+	default:
+		err = errors.New("nothing to scan: pass manifests, paths, chart, kustomize, or live: true")
+	}
+	if err != nil {
+		return ScanOutput{}, err
+	}
+	return scanPage(res, l, in.Offset, limit, minSev), nil
+}
+
+// scanPaging reads the answer's bounds: the least severity, and how many
+// findings a page holds.
+func scanPaging(in ScanInput) (checks.Severity, int, error) {
 	minSev := checks.Low
 	if in.MinSeverity != "" {
+		var err error
 		if minSev, err = checks.ParseSeverity(in.MinSeverity); err != nil {
-			return ScanOutput{}, fmt.Errorf("min_severity: %w", err)
+			return minSev, 0, fmt.Errorf("min_severity: %w", err)
 		}
 	}
 	limit := in.Limit
@@ -135,16 +167,17 @@ func scan(ctx context.Context, o Options, in ScanInput) (ScanOutput, error) {
 	case limit == 0:
 		limit = DefaultLimit
 	case limit < 0 || limit > MaxFindings:
-		return ScanOutput{}, fmt.Errorf("limit %d: give 1 to %d", limit, MaxFindings)
+		return minSev, 0, fmt.Errorf("limit %d: give 1 to %d", limit, MaxFindings)
 	}
 	if in.Offset < 0 {
-		return ScanOutput{}, fmt.Errorf("offset %d: give 0 or more", in.Offset)
+		return minSev, 0, fmt.Errorf("offset %d: give 0 or more", in.Offset)
 	}
-	cs, err := kubegap.Select(in.Checks, nil)
-	if err != nil {
-		return ScanOutput{}, err
-	}
-	var res *kubegap.Result
+	return minSev, limit, nil
+}
+
+// oneInput refuses a call that names more than one input, or a chart's
+// options without a chart.
+func oneInput(in ScanInput) error {
 	inputs := 0
 	for _, given := range []bool{in.Live, in.Manifests != "" || len(in.Paths) > 0, in.Chart != "", in.Kustomize != ""} {
 		if given {
@@ -152,81 +185,95 @@ func scan(ctx context.Context, o Options, in ScanInput) (ScanOutput, error) {
 		}
 	}
 	if inputs > 1 {
-		return ScanOutput{}, errors.New("give one input: manifests/paths, chart, kustomize or live")
+		return errors.New("give one input: manifests/paths, chart, kustomize or live")
 	}
 	if in.Chart == "" && (len(in.Values) > 0 || len(in.Set) > 0 || in.Release != "") {
-		return ScanOutput{}, errors.New("values, set and release apply to chart only")
+		return errors.New("values, set and release apply to chart only")
 	}
-	switch {
-	case in.Chart != "" || in.Kustomize != "":
+	return nil
+}
+
+// scanRendered renders a chart or builds a kustomization, as the command
+// line does, and evaluates what it gives.
+func scanRendered(ctx context.Context, o Options, in ScanInput, cs []*checks.Check) (*kubegap.Result, error) {
+	if !o.AllowFiles {
+		return nil, errors.New("this server does not read files, so it cannot render charts or kustomizations; render them yourself (helm template, kubectl kustomize) and pass the output as manifests")
+	}
+	kv, err := kubeVersion(in.KubeVersion)
+	if err != nil {
+		return nil, err
+	}
+	inv, input, problems, err := ReadRendered(ctx, Render{Chart: in.Chart, Values: in.Values, Set: in.Set, Release: in.Release, Kustomize: in.Kustomize},
+		cs, kubegap.ReadOptions{Namespace: in.Namespace, NamespaceSet: in.Namespace != "", KubeVersion: kv})
+	if err != nil {
+		return nil, err
+	}
+	if len(cs) > 0 {
+		if err := input.NothingChecked(); err != nil {
+			return nil, err
+		}
+	}
+	res := kubegap.Evaluate(inv, cs, nil, true)
+	res.Input, res.Problems = input, problems
+	return res, nil
+}
+
+// scanLive reads the cluster, read-only, through the command line's live
+// scan.
+func scanLive(ctx context.Context, o Options, in ScanInput, cs []*checks.Check) (*kubegap.Result, error) {
+	if o.LiveScan == nil {
+		return nil, errors.New("live scans are not available in this server")
+	}
+	kctx := in.Context
+	if kctx == "" {
+		kctx = o.Context
+	}
+	return o.LiveScan(ctx, live.Options{Kubeconfig: o.Kubeconfig, Context: kctx, Namespace: in.Namespace, UserAgent: "kubegap-mcp/" + o.Version}, 5*time.Minute, cs, nil, false)
+}
+
+// scanManifests reads the manifests given as text and the paths, and
+// evaluates them; what standard input was is called manifests, the
+// argument's name.
+func scanManifests(o Options, in ScanInput, cs []*checks.Check) (*kubegap.Result, error) {
+	var paths []string
+	if len(in.Paths) > 0 {
 		if !o.AllowFiles {
-			return ScanOutput{}, errors.New("this server does not read files, so it cannot render charts or kustomizations; render them yourself (helm template, kubectl kustomize) and pass the output as manifests")
+			return nil, errors.New("this server does not read files; pass the manifests as text")
 		}
-		kv, err := kubeVersion(in.KubeVersion)
-		if err != nil {
-			return ScanOutput{}, err
-		}
-		inv, input, problems, err := ReadRendered(ctx, Render{Chart: in.Chart, Values: in.Values, Set: in.Set, Release: in.Release, Kustomize: in.Kustomize},
-			cs, kubegap.ReadOptions{Namespace: in.Namespace, NamespaceSet: in.Namespace != "", KubeVersion: kv})
-		if err != nil {
-			return ScanOutput{}, err
-		}
-		if len(cs) > 0 {
-			if err := input.NothingChecked(); err != nil {
-				return ScanOutput{}, err
-			}
-		}
-		res = kubegap.Evaluate(inv, cs, nil, true)
-		res.Input, res.Problems = input, problems
-	case in.Live:
-		if o.LiveScan == nil {
-			return ScanOutput{}, errors.New("live scans are not available in this server")
-		}
-		kctx := in.Context
-		if kctx == "" {
-			kctx = o.Context
-		}
-		res, err = o.LiveScan(ctx, live.Options{Kubeconfig: o.Kubeconfig, Context: kctx, Namespace: in.Namespace, UserAgent: "kubegap-mcp/" + o.Version}, 5*time.Minute, cs, nil, false)
-		if err != nil {
-			return ScanOutput{}, err
-		}
-	case in.Manifests != "" || len(in.Paths) > 0:
-		var paths []string
-		if len(in.Paths) > 0 {
-			if !o.AllowFiles {
-				return ScanOutput{}, errors.New("this server does not read files; pass the manifests as text")
-			}
-			paths = append(paths, in.Paths...)
-		}
-		if in.Manifests != "" {
-			paths = append(paths, "-")
-		}
-		kv, err := kubeVersion(in.KubeVersion)
-		if err != nil {
-			return ScanOutput{}, err
-		}
-		inv, input, problems, rerr := kubegap.ReadInput(paths, strings.NewReader(in.Manifests), cs, kubegap.ReadOptions{Namespace: in.Namespace, NamespaceSet: in.Namespace != "", KubeVersion: kv})
-		if rerr != nil {
-			return ScanOutput{}, errors.New(strings.ReplaceAll(rerr.Error(), manifest.StdinName, "manifests"))
-		}
-		if len(cs) > 0 {
-			if err := input.NothingChecked(); err != nil {
-				return ScanOutput{}, errors.New(strings.ReplaceAll(err.Error(), "standard input", "manifests"))
-			}
-		}
-		res = kubegap.Evaluate(inv, cs, nil, true)
-		res.Input, res.Problems = input, problems
-		if input != nil {
-			for i := range res.Problems {
-				if res.Problems[i].File == manifest.StdinName {
-					res.Problems[i].File = "manifests"
-				}
-			}
-		}
-	default:
-		return ScanOutput{}, errors.New("nothing to scan: pass manifests, paths, chart, kustomize, or live: true")
+		paths = append(paths, in.Paths...)
 	}
-	out := ScanOutput{Report: report.Build(res, l), Offset: in.Offset, Limit: limit}
+	if in.Manifests != "" {
+		paths = append(paths, "-")
+	}
+	kv, err := kubeVersion(in.KubeVersion)
+	if err != nil {
+		return nil, err
+	}
+	inv, input, problems, rerr := kubegap.ReadInput(paths, strings.NewReader(in.Manifests), cs, kubegap.ReadOptions{Namespace: in.Namespace, NamespaceSet: in.Namespace != "", KubeVersion: kv})
+	if rerr != nil {
+		return nil, errors.New(strings.ReplaceAll(rerr.Error(), manifest.StdinName, "manifests"))
+	}
+	if len(cs) > 0 {
+		if err := input.NothingChecked(); err != nil {
+			return nil, errors.New(strings.ReplaceAll(err.Error(), "standard input", "manifests"))
+		}
+	}
+	res := kubegap.Evaluate(inv, cs, nil, true)
+	res.Input, res.Problems = input, problems
+	if input != nil {
+		for i := range res.Problems {
+			if res.Problems[i].File == manifest.StdinName {
+				res.Problems[i].File = "manifests"
+			}
+		}
+	}
+	return res, nil
+}
+
+// scanPage is the answer: the report in lang, its findings of minSev or
+// more, a page of them from offset, and at most MaxProblems problems.
+func scanPage(res *kubegap.Result, l string, offset, limit int, minSev checks.Severity) ScanOutput {
+	out := ScanOutput{Report: report.Build(res, l), Offset: offset, Limit: limit}
 	kept := out.Findings[:0]
 	for _, f := range out.Findings {
 		if sev, _ := checks.ParseSeverity(f.Severity); sev >= minSev {
@@ -237,7 +284,7 @@ func scan(ctx context.Context, o Options, in ScanInput) (ScanOutput, error) {
 		}
 	}
 	out.TotalFindings = len(kept)
-	start := min(in.Offset, len(kept))
+	start := min(offset, len(kept))
 	end := min(start+limit, len(kept))
 	out.Findings = kept[start:end]
 	if end < len(kept) {
@@ -250,7 +297,7 @@ func scan(ctx context.Context, o Options, in ScanInput) (ScanOutput, error) {
 	if len(out.Problems) > MaxProblems {
 		out.Problems = out.Problems[:MaxProblems]
 	}
-	return out, nil
+	return out
 }
 
 func kubeVersion(v string) (manifest.KubeVersion, error) {
