@@ -204,7 +204,6 @@ func (s *Site) caseList(w http.ResponseWriter, r *http.Request, lang string) err
 }
 
 func (s *Site) listData(st listState, res *search.Result, problems []string) listData {
-	lang := st.lang
 	d := listData{Query: st.q, Sort: st.sort, Problems: problems, Total: res.Total, Hits: res.Hits, Long: res.Long, Close: res.Close, Terms: res.Terms}
 	d.Loose = res.Total - res.Close
 	d.Weak = res.Weak
@@ -212,6 +211,32 @@ func (s *Site) listData(st listState, res *search.Result, problems []string) lis
 	if res.Long {
 		d.Described = res.Close
 	}
+	d.activeFilters(st)
+	if res.Total > 0 && len(res.Hits) > 0 {
+		d.From = res.Offset + 1
+		d.To = res.Offset + len(res.Hits)
+	}
+	d.facets(st, res)
+	top := res.Facets[incidentlib.VocabComponents]
+	d.TopComponents = top[:min(3, len(top))]
+	first := st
+	first.page = 1
+	d.FirstURL = first.url(nil)
+	d.paging(st, res.Total)
+	def := search.SortNewest
+	if st.q != "" {
+		def = search.SortRelevance
+	}
+	for _, o := range []string{search.SortRelevance, search.SortNewest, search.SortOldest} {
+		sel := st.sort == o || (st.sort == "" && o == def)
+		d.SortOptions = append(d.SortOptions, sortOption{o, locale.T(st.lang, "sort."+o), sel})
+	}
+	return d
+}
+
+// activeFilters lists the filters in force, each with the link that
+// removes it, and the link that clears them all.
+func (d *listData) activeFilters(st listState) {
 	for i := range st.filters {
 		f := st.filters[i]
 		rest := st
@@ -228,18 +253,18 @@ func (s *Site) listData(st listState, res *search.Result, problems []string) lis
 		clear.filters, clear.page = nil, 1
 		d.ClearURL = clear.url(nil)
 	}
-	if res.Total > 0 && len(res.Hits) > 0 {
-		d.From = res.Offset + 1
-		d.To = res.Offset + len(res.Hits)
-	}
+}
+
+// facets are the counts by term of each filter field, each term with the
+// link that adds it (those in force are shown above the results instead).
+func (d *listData) facets(st listState, res *search.Result) {
 	active := map[string]bool{}
 	for _, f := range st.filters {
 		active[f.Field+"\x00"+f.Term] = true
 	}
 	for _, fp := range filterParams {
-		counts := res.Facets[fp.field]
 		g := facetGroup{Field: fp.field, Param: fp.param}
-		for _, fc := range counts {
+		for _, fc := range res.Facets[fp.field] {
 			if fc.Term == "unknown" && fp.field == incidentlib.VocabSeverity {
 				continue
 			}
@@ -264,13 +289,12 @@ func (s *Site) listData(st listState, res *search.Result, problems []string) lis
 			d.Facets = append(d.Facets, g)
 		}
 	}
-	top := res.Facets[incidentlib.VocabComponents]
-	d.TopComponents = top[:min(3, len(top))]
-	first := st
-	first.page = 1
-	d.FirstURL = first.url(nil)
-	// Paging: first, last and two either side of the current page.
-	pages := (res.Total + PageSize - 1) / PageSize
+}
+
+// paging links the first and last pages and two either side of the
+// current one, with the previous and next.
+func (d *listData) paging(st listState, total int) {
+	pages := (total + PageSize - 1) / PageSize
 	link := func(n int) string {
 		o := st
 		o.page = n
@@ -296,15 +320,6 @@ func (s *Site) listData(st listState, res *search.Result, problems []string) lis
 	if st.page < pages {
 		d.NextURL = link(st.page + 1)
 	}
-	def := search.SortNewest
-	if st.q != "" {
-		def = search.SortRelevance
-	}
-	for _, o := range []string{search.SortRelevance, search.SortNewest, search.SortOldest} {
-		sel := st.sort == o || (st.sort == "" && o == def)
-		d.SortOptions = append(d.SortOptions, sortOption{o, locale.T(lang, "sort."+o), sel})
-	}
-	return d
 }
 
 // problemWords says, in the catalogue's words in lang, what was wrong with
