@@ -379,29 +379,7 @@ func (s *Site) submitCorrection(w http.ResponseWriter, r *http.Request, lang str
 	if age < s.desk.MinFill {
 		return again(http.StatusBadRequest, locale.T(lang, "correct.too_fast"))
 	}
-	var problems []string
-	// Bytes that are not UTF-8 (text pasted in another encoding) are
-	// refused, not stored: the form shows them again as U+FFFD.
-	if bad := f.sanitize(); bad {
-		problems = append(problems, locale.T(lang, "correct.bad_utf8"))
-	}
-	if !slices.Contains(correctionFields, f.Field) {
-		problems = append(problems, locale.T(lang, "correct.need_field"))
-	}
-	if n := utf8.RuneCountInString(f.What); n < 10 || n > maxWhat {
-		problems = append(problems, locale.Tf(lang, "correct.need_what", maxWhat))
-	}
-	if n := utf8.RuneCountInString(f.Source); n == 0 || n > maxSource {
-		problems = append(problems, locale.Tf(lang, "correct.need_source", maxSource))
-	} else if strings.Contains(f.Source, "://") {
-		if u, err := url.Parse(f.Source); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			problems = append(problems, locale.T(lang, "correct.bad_source_url"))
-		}
-	}
-	if utf8.RuneCountInString(f.Contact) > maxContact {
-		problems = append(problems, locale.Tf(lang, "correct.long_contact", maxContact))
-	}
-	if len(problems) > 0 {
+	if problems := f.problems(lang); len(problems) > 0 {
 		return again(http.StatusBadRequest, problems...)
 	}
 	if s.desk.Allow != nil && !s.desk.Allow(r) {
@@ -428,6 +406,35 @@ func (s *Site) submitCorrection(w http.ResponseWriter, r *http.Request, lang str
 	}
 	http.Redirect(w, r, langPrefix[lang]+incidentlib.CasePath(c.ID)+"/correct/thanks", http.StatusSeeOther)
 	return nil
+}
+
+// problems says, in lang, what is wrong with a correction as sent: bytes
+// that are not UTF-8 (text pasted in another encoding, refused rather than
+// stored; the form shows them again as U+FFFD), no field, a description or
+// source too short or too long, a source address that is not http(s), a
+// contact too long.
+func (f *correctionForm) problems(lang string) []string {
+	var problems []string
+	if bad := f.sanitize(); bad {
+		problems = append(problems, locale.T(lang, "correct.bad_utf8"))
+	}
+	if !slices.Contains(correctionFields, f.Field) {
+		problems = append(problems, locale.T(lang, "correct.need_field"))
+	}
+	if n := utf8.RuneCountInString(f.What); n < 10 || n > maxWhat {
+		problems = append(problems, locale.Tf(lang, "correct.need_what", maxWhat))
+	}
+	if n := utf8.RuneCountInString(f.Source); n == 0 || n > maxSource {
+		problems = append(problems, locale.Tf(lang, "correct.need_source", maxSource))
+	} else if strings.Contains(f.Source, "://") {
+		if u, err := url.Parse(f.Source); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			problems = append(problems, locale.T(lang, "correct.bad_source_url"))
+		}
+	}
+	if utf8.RuneCountInString(f.Contact) > maxContact {
+		problems = append(problems, locale.Tf(lang, "correct.long_contact", maxContact))
+	}
+	return problems
 }
 
 // sanitize replaces bytes that are not UTF-8 in every field with U+FFFD and

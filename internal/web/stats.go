@@ -52,12 +52,24 @@ func (s *Site) statsPage(w http.ResponseWriter, r *http.Request, lang string) er
 	comps := bars(incidentlib.VocabComponents, 15)
 	d.Charts = append(d.Charts, barChart("chart-components", locale.T(lang, "stats.top_components"), lang, comps))
 
-	// Components × root cause: the most frequent components against every
-	// root cause that at least one of them meets.
 	rows := comps[:min(12, len(comps))]
-	rowIDs := s.topTerms(counts, incidentlib.VocabComponents, lang, len(rows))
+	cols, m := s.componentsByCause(cases, counts, lang, len(rows))
+	d.Charts = append(d.Charts, heatmap("chart-matrix", locale.T(lang, "stats.matrix"), lang, rows, cols, m))
+
+	return s.render(w, r, lang, "stats", &pageData{
+		Title:       locale.T(lang, "stats.title"),
+		Description: locale.T(lang, "stats.intro"),
+		Data:        d,
+	})
+}
+
+// componentsByCause is the components × root cause matrix: the n most
+// frequent components (rows) against every root cause that at least one of
+// them meets (columns, with their totals).
+func (s *Site) componentsByCause(cases []*incidentlib.Case, counts map[string]map[string]int, lang string, n int) ([]barItem, [][]int) {
+	rowIDs := s.topTerms(counts, incidentlib.VocabComponents, lang, n)
 	causeIDs := s.topTerms(counts, incidentlib.VocabRootCause, lang, 0)
-	m := make([][]int, len(rows))
+	m := make([][]int, len(rowIDs))
 	for i := range m {
 		m[i] = make([]int, len(causeIDs))
 	}
@@ -77,7 +89,7 @@ func (s *Site) statsPage(w http.ResponseWriter, r *http.Request, lang string) er
 	var keep []int
 	for j, ct := range causeIDs {
 		sum := 0
-		for i := range rows {
+		for i := range rowIDs {
 			sum += m[i][j]
 		}
 		if sum > 0 {
@@ -92,13 +104,7 @@ func (s *Site) statsPage(w http.ResponseWriter, r *http.Request, lang string) er
 		}
 		m[i] = row
 	}
-	d.Charts = append(d.Charts, heatmap("chart-matrix", locale.T(lang, "stats.matrix"), lang, rows, cols, m))
-
-	return s.render(w, r, lang, "stats", &pageData{
-		Title:       locale.T(lang, "stats.title"),
-		Description: locale.T(lang, "stats.intro"),
-		Data:        d,
-	})
+	return cols, m
 }
 
 func has(list []string, x string) bool {
