@@ -170,7 +170,11 @@ changed "a page" internal/web/pages.go internal/web/templates/about.tmpl interna
 
 # The three together pass the tests of the scratch clone, built with -race
 # as CI's own vet and test steps build, so that the modules' packages come
-# from the build cache those steps filled.
-GOFLAGS=-race go vet ./...
-go test -race ./...
-echo "recipes: a case field (4 files), an MCP tool (2) and a page (3) added by their recipes; go vet and go test ./... pass: ok"
+# from the build cache those steps filled. kubegap's packages are left out
+# but for its MCP tools (which answer get_incident with the case's
+# sections): the recipes reach none of the rest, and CI's test step runs
+# them on the commit itself.
+mapfile -t pkgs < <(go list ./... | grep -v -e '/internal/kubegap/' -e '/cmd/kubegap$'; go list ./internal/kubegap/mcptools)
+GOFLAGS=-race go vet "${pkgs[@]}"
+go test -race "${pkgs[@]}"
+echo "recipes: a case field (4 files), an MCP tool (2) and a page (3) added by their recipes; go vet and go test pass on ${#pkgs[@]} packages: ok"
