@@ -24,7 +24,10 @@ func embeddedCase(t *testing.T, id string) (*corpus.Corpus, *incidentlib.Case) {
 }
 
 // TestShowHasEverySection checks that `show` prints every section of the
-// table that has a place of its own, in table order, with its text.
+// table that has a place of its own and a text in IL-0049, in table order,
+// with its text. (An optional section the case leaves empty has no
+// heading: view's TestCaseLayoutHasEverySection checks the layout that
+// `show` prints with every section filled.)
 func TestShowHasEverySection(t *testing.T) {
 	c, k := embeddedCase(t, "IL-0049")
 	for _, lang := range []string{"ko", "en"} {
@@ -40,6 +43,12 @@ func TestShowHasEverySection(t *testing.T) {
 				heading = "\n## " + locale.T(lang, "cause") + "\n"
 			case incidentlib.LayoutProse, incidentlib.LayoutItems, incidentlib.LayoutTimeline, incidentlib.LayoutSources:
 			default:
+				continue
+			}
+			if s.Layout == incidentlib.LayoutProse && s.Chips == "" && s.Text(k).EN == "" && s.Text(k).KO == "" {
+				if strings.Contains(out, heading) {
+					t.Errorf("%s: show prints the heading of %s, which IL-0049 leaves empty", lang, s.Key)
+				}
 				continue
 			}
 			n++
