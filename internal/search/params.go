@@ -107,7 +107,7 @@ func (p *Param) Takes(face Face, route Route) bool {
 // Params is every search parameter, in the order the pages link them.
 var Params = []Param{
 	{Name: "q", Kind: KindText, Faces: allFaces, Doc: `Search text in Korean or English; "quoted phrases" must match as phrases in short queries.`},
-	{Name: "lang", Flag: "lang", Kind: KindLang, Enum: []string{locale.KO, locale.EN}, Default: DefaultLang, Faces: FaceAPI | FaceCLI | FaceMCP, Routes: allReads, Doc: "Language of the answer: ko (default) or en, in any case (EN and en-US are en). Answers that carry texts in both languages ({\"en\", \"ko\"}) keep one when it is given."},
+	{Name: "lang", Flag: "lang", Kind: KindLang, Enum: []string{locale.KO, locale.EN}, Default: DefaultLang, Faces: FaceAPI | FaceCLI | FaceMCP, Routes: allReads, Doc: "Language of the answer: ko (default) or en, in any case (EN and en-US are en). A search or list answers its snippets, labels and notes in it (its items' titles stay in both languages); the other reads, whose texts come in both languages ({\"en\", \"ko\"}), keep only this one when it is given."},
 	{Name: incidentlib.VocabRootCause, Flag: "root-cause", Kind: KindTerms, Field: incidentlib.VocabRootCause, Faces: allFaces, Doc: "Root cause term ids; any of them (a case has one root cause)."},
 	{Name: incidentlib.VocabComponents, Aliases: []string{"component"}, Flag: "component", Kind: KindTerms, Field: incidentlib.VocabComponents, Faces: allFaces, Doc: "Component term ids; any of them."},
 	{Name: "components_all", Flag: "components-all", Kind: KindAllOf, Field: incidentlib.VocabComponents, Faces: FaceAPI | FaceCLI | FaceMCP, Doc: "Component term ids a case must all carry (the all-of form of components)."},
