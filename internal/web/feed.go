@@ -188,10 +188,7 @@ func (s *Site) sitemapPaths() ([]struct{ path, lastmod string }, error) {
 	for _, o := range s.ix.Orgs() {
 		out = append(out, entry{orgPath(o.Slug), orgMod[o.Slug]})
 	}
-	counts, err := s.termCounts()
-	if err != nil {
-		return nil, err
-	}
+	counts := s.ix.TermCounts()
 	for _, v := range incidentlib.VocabNames {
 		for _, id := range s.vocab.IDs(v) {
 			if counts[v][id] > 0 {

@@ -139,10 +139,7 @@ func (s *Site) home(w http.ResponseWriter, r *http.Request, lang string) error {
 		}
 	}
 	d.Orgs = len(orgs)
-	counts, err := s.termCounts()
-	if err != nil {
-		return err
-	}
+	counts := s.ix.TermCounts()
 	for _, v := range []string{incidentlib.VocabDomain, incidentlib.VocabSymptoms, incidentlib.VocabRootCause, incidentlib.VocabComponents, incidentlib.VocabContributing} {
 		for _, n := range counts[v] {
 			if n > 0 {
@@ -159,12 +156,6 @@ func (s *Site) home(w http.ResponseWriter, r *http.Request, lang string) error {
 		Description: locale.T(lang, "site.description"),
 		Data:        d,
 	})
-}
-
-// termCounts is, for every vocabulary, how many of the Reader's (public)
-// cases carry each term, as the index keeps them.
-func (s *Site) termCounts() (map[string]map[string]int, error) {
-	return s.ix.TermCounts(), nil
 }
 
 // topTerms returns the n most used terms of vocab, most used first.
@@ -331,10 +322,7 @@ type vocabGroup struct {
 }
 
 func (s *Site) vocabPage(w http.ResponseWriter, r *http.Request, lang string) error {
-	counts, err := s.termCounts()
-	if err != nil {
-		return err
-	}
+	counts := s.ix.TermCounts()
 	var groups []vocabGroup
 	for _, v := range incidentlib.VocabNames {
 		g := vocabGroup{Vocab: v}

@@ -36,10 +36,7 @@ func (s *Site) statsPage(w http.ResponseWriter, r *http.Request, lang string) er
 	sort.Slice(yc, func(i, j int) bool { return yc[i].Year < yc[j].Year })
 	d.Charts = append(d.Charts, yearChart(yc, lang, locale.T(lang, "stats.by_year")))
 
-	counts, err := s.termCounts()
-	if err != nil {
-		return err
-	}
+	counts := s.ix.TermCounts()
 	bars := func(vocab string, n int) []barItem {
 		var out []barItem
 		for _, t := range s.topTerms(counts, vocab, lang, n) {
