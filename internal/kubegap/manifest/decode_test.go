@@ -4,73 +4,99 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 )
 
-func TestScanJSON(t *testing.T) {
-	for _, tc := range []struct {
-		in    string
-		final bool
-		n     int
-		err   string // "" ok, "more", or a part of the message
-	}{
-		{`{"a":[1,-2.5e+3,true,false,null,"x\"\u00e9"]} tail`, false, 45, ""},
-		{`{}`, false, 2, ""},
-		{`"s"`, false, 3, ""},
-		{`12`, false, 0, "more"},
-		{`12`, true, 2, ""},
-		{`{"a":1`, false, 0, "more"},
-		{`{"a":1`, true, 6, "unexpected end"},
-		{`{"a":1,}`, false, 7, "looking for beginning of object key"},
-		{`[1,]`, false, 3, "looking for beginning of value"},
-		{`{"a" 1}`, false, 5, "after object key"},
-		{`[01]`, false, 2, "after array element"},
-		{`["\x"]`, false, 3, "in string escape code"},
-		{"[\"a\x01\"]", false, 3, "in string literal"},
-		{`[tru]`, false, 4, "in literal true"},
-		{`{"a":1]`, false, 6, "after object key:value pair"},
-		{`[1}`, false, 2, "after array element"},
+// TestJSONErrors: a broken JSON manifest is refused at the line of the
+// fault, with what is wrong.
+func TestJSONErrors(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"{\"apiVersion\": \"v1\",\n \"kind\": \"Pod\",\n \"metadata\": {\"name\": \"a\",}\n}", "in.json:3: invalid JSON: "},
+		{"[\n{\"apiVersion\": \"v1\", \"kind\": \"Pod\"},\n\n{\"apiVersion\": \"v1\", \"kind\":", "in.json:4: invalid JSON: unexpected end of input"},
+		{"{\"apiVersion\": \"v1\", \"kind\": \"List\", \"items\": [\n3]}", "in.json:2: list item must be an object"},
+		{"{\"apiVersion\": \"v1\", \"kind\": \"Pod\"}\n\n]", "in.json:3: expected a JSON object, found ']'"},
+		{"[{\"apiVersion\": \"v1\", \"kind\": \"Pod\"} {\"a\": 1}]", "in.json:1: invalid JSON: "},
+		{"{\"kind\": \"Pod\"}", "in.json:1: Pod has no apiVersion"},
 	} {
-		n, err := scanJSON([]byte(tc.in), tc.final)
-		switch {
-		case tc.err == "" && err != nil, tc.err == "more" && err != errMore,
-			tc.err != "" && tc.err != "more" && (err == nil || !strings.Contains(err.Error(), tc.err)):
-			t.Errorf("scanJSON(%q, %v): error %v, want %q", tc.in, tc.final, err, tc.err)
-		case tc.err != "more" && n != tc.n:
-			t.Errorf("scanJSON(%q, %v) = %d, want %d (%v)", tc.in, tc.final, n, tc.n, err)
+		err := Read("in.json", strings.NewReader(tc.in), nil, func(Doc) error { return nil })
+		if err == nil || !strings.HasPrefix(err.Error(), tc.want) {
+			t.Errorf("Read(%q) = %v, want %q", tc.in, err, tc.want)
 		}
 	}
 }
 
-// FuzzScanJSON: scanJSON accepts exactly what json.Valid accepts, and a
-// value cut anywhere asks for more input instead of failing.
-func FuzzScanJSON(f *testing.F) {
-	for _, s := range []string{`{"a":[1,-2.5e+3,true,false,null,"x\"\u00e9"]}`, `[]`, `"\ud800"`, `-0.0e-0`, `{"a":{"b":[[]]}}`, `01`, `[1,]`, "\"\x7f\xff\""} {
+// TestJSONLines: every object of a JSON List, written compact or
+// indented, comes out at the line it starts on.
+func TestJSONLines(t *testing.T) {
+	in := "{\n  \"apiVersion\": \"v1\",\n  \"kind\": \"List\",\n  \"items\": [\n    {\"apiVersion\": \"v1\", \"kind\": \"Pod\"},\n\n    {\n      \"kind\": \"Service\",\n      \"apiVersion\": \"v1\"\n    }\n  ]\n}\n" +
+		"[{\"apiVersion\":\"v1\",\"kind\":\"Node\"},{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\"}]\n" +
+		"{\"kind\": \"Secret\",\n \"apiVersion\": \"v1\"}\n"
+	var got []string
+	if err := Read("in.json", strings.NewReader(in), nil, func(d Doc) error {
+		got = append(got, fmt.Sprintf("%s:%d", d.Kind, d.Line))
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if want := "Pod:5 Service:7 Node:13 ConfigMap:13 Secret:14"; strings.Join(got, " ") != want {
+		t.Errorf("got %s, want %s", strings.Join(got, " "), want)
+	}
+}
+
+// FuzzJSONAgreesWithEncodingJSON: a JSON object or array of objects that
+// encoding/json reads, each with a string apiVersion and kind and none a
+// List, is read as the same objects, in order, each with the same value.
+func FuzzJSONAgreesWithEncodingJSON(f *testing.F) {
+	for _, s := range []string{
+		`{"apiVersion":"v1","kind":"Pod","a":[1,-2.5e+3,true,false,null,"x\"\u00e9"]}`,
+		`[{"kind":"Pod","apiVersion":"v1"},{"apiVersion":"v1","kind":"Node","metadata":{"name":"\ud800"}}]`,
+		"{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"x\":\"\x7f\xff\",\"x\":2}",
+		`[]`, `{"apiVersion":"v1","kind":"Pod"}`,
+	} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		i := 0
-		for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\r' || data[i] == '\n') {
-			i++
+		var v any
+		if json.Unmarshal(data, &v) != nil {
+			return
 		}
-		b := data[i:]
-		n, err := scanJSON(b, true)
-		ours := err == nil && len(bytes.TrimLeft(b[n:], " \t\r\n")) == 0
-		if theirs := json.Valid(data); ours != theirs {
-			t.Fatalf("scanJSON says valid=%v (n=%d, %v), json.Valid says %v, for %q", ours, n, err, theirs, data)
+		var want []any
+		switch v := v.(type) {
+		case map[string]any:
+			want = []any{v}
+		case []any:
+			want = v
+		default:
+			return
 		}
-		if err == errMore {
-			t.Fatalf("errMore with final set, for %q", data)
-		}
-		if err == nil {
-			// Every proper prefix of a value asks for more (or, for a
-			// number, may end early); none is an error.
-			for k := 0; k < n; k++ {
-				if _, perr := scanJSON(b[:k], false); perr != nil && perr != errMore {
-					t.Fatalf("prefix %q of valid %q: %v", b[:k], b[:n], perr)
-				}
+		for _, o := range want {
+			m, ok := o.(map[string]any)
+			if !ok {
+				return
 			}
+			a, aok := m["apiVersion"].(string)
+			k, kok := m["kind"].(string)
+			if !aok || !kok || a == "" || k == "" || isList(k) {
+				return
+			}
+		}
+		got := []any{}
+		if err := Read("f.json", bytes.NewReader(data), nil, func(d Doc) error {
+			var o any
+			if err := json.Unmarshal(d.JSON, &o); err != nil {
+				t.Fatalf("object JSON %q: %v", d.JSON, err)
+			}
+			got = append(got, o)
+			return nil
+		}); err != nil {
+			t.Fatalf("encoding/json reads %q, Read says %v", data, err)
+		}
+		g, _ := json.Marshal(got)
+		w, _ := json.Marshal(want)
+		if !bytes.Equal(g, w) {
+			t.Fatalf("read %s\nencoding/json %s\nfor %q", g, w, data)
 		}
 	})
 }
@@ -116,4 +142,42 @@ func FuzzWantDeclines(f *testing.F) {
 			t.Fatalf("wanting all: %q\ndeclining all: %q\nfor %q", all, none, data)
 		}
 	})
+}
+
+// TestJSONObjectTooLarge: one value larger than MaxObjectJSON is refused
+// at its line, before the reader has buffered much more than the cap.
+func TestJSONObjectTooLarge(t *testing.T) {
+	big := &countingReader{r: io.LimitReader(repeatByte('a'), 2*MaxObjectJSON)}
+	in := io.MultiReader(strings.NewReader("[\n{\"apiVersion\": \"v1\", \"kind\": \"Pod\"},\n{\"apiVersion\": \"v1\", \"kind\": \"Pod\", \"x\": \""), big, strings.NewReader("\"}]"))
+	n := 0
+	err := Read("in.json", in, nil, func(Doc) error { n++; return nil })
+	if err == nil || err.Error() != "in.json:3: object too large" {
+		t.Fatalf("Read = %v, want in.json:3: object too large", err)
+	}
+	if n != 1 {
+		t.Errorf("%d objects before the large one, want 1", n)
+	}
+	if big.n > 3*MaxObjectJSON/2 {
+		t.Errorf("read %d bytes of the large value, want at most %d", big.n, 3*MaxObjectJSON/2)
+	}
+}
+
+type repeatByte byte
+
+func (c repeatByte) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = byte(c)
+	}
+	return len(p), nil
+}
+
+type countingReader struct {
+	r io.Reader
+	n int
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += n
+	return n, err
 }

@@ -7,209 +7,203 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
-// The JSON reader keeps its own buffer and validates each value in the one
-// pass that finds its end (scanJSON), counting lines as it goes: a dump of
-// a large cluster is hundreds of megabytes, mostly objects no check reads,
-// and encoding/json's Decoder (or a scan followed by json.Valid) reads every
-// byte twice. Objects no check wants are validated and never copied.
+// JSON manifests are read with the streaming decoder of encoding/json v2,
+// jsontext (github.com/go-json-experiment/json/jsontext, which Go ships as
+// encoding/json/jsontext behind GOEXPERIMENT=jsonv2). It validates each
+// value in the one pass that finds its end and hands back the value's bytes
+// without decoding them: a dump of a large cluster is read item by item and
+// never held whole, and objects no check wants are validated and never
+// copied. encoding/json's v1 Decoder reads every byte twice (a scan, then
+// the copy), which cost five times as much (docs/PERFORMANCE.md).
+//
+// The decoder counts bytes, not lines. Lines are counted from what it
+// shows: the bytes of each value read, and the white space and delimiter
+// before each token (UnreadBuffer after PeekKind); tokens themselves hold
+// no line break.
 
-type jscan struct {
-	r    io.Reader
+// jsonOptions accept what encoding/json (v1), and so the API server,
+// accepts: a name given twice (the last wins) and strings that are not
+// valid UTF-8.
+var jsonOptions = []jsontext.Options{jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)}
+
+var decoders = sync.Pool{New: func() any { return jsontext.NewDecoder(bytes.NewReader(nil)) }}
+
+type jsonReader struct {
 	name string
+	dec  *jsontext.Decoder
+	// src is the reader under the decoder, which caps the bytes of one
+	// value; nil when the decoder reads a buffer in place.
+	src *capReader
+	// line is the line of the decoder's read offset.
 	line int
-	buf  []byte // unread input is buf[pos:]
-	pos  int
-	eof  bool
-	rerr error
+	want Want
+	fn   func(Doc) error
 }
 
-const jsonChunk = 256 << 10
+// errValueTooLarge is what capReader returns once a value passes MaxObjectJSON.
+var errValueTooLarge = errors.New("object too large")
 
-func (s *jscan) errf(line int, format string, args ...any) error {
-	return &Error{File: s.name, Line: line, Msg: fmt.Sprintf(format, args...)}
+// capReader refuses to read on when the value being read, which began at
+// from, is larger than MaxObjectJSON: the decoder would buffer all of it.
+type capReader struct {
+	r    io.Reader
+	n    int64
+	from int64
 }
 
-// fill reads until at least n unread bytes are buffered or the input ends.
-// It returns false when nothing more could be read.
-func (s *jscan) fill(n int) bool {
-	if s.eof || s.rerr != nil {
-		return false
+func (c *capReader) Read(p []byte) (int, error) {
+	left := MaxObjectJSON + 1 - (c.n - c.from)
+	if left <= 0 {
+		return 0, errValueTooLarge
 	}
-	if s.pos > 0 {
-		k := copy(s.buf, s.buf[s.pos:])
-		s.buf = s.buf[:k]
-		s.pos = 0
-	}
-	if need := max(n, len(s.buf)+jsonChunk); need > cap(s.buf) {
-		nb := make([]byte, len(s.buf), max(need, 2*cap(s.buf)))
-		copy(nb, s.buf)
-		s.buf = nb
-	}
-	grew := false
-	for len(s.buf) < n || !grew {
-		m, err := s.r.Read(s.buf[len(s.buf):cap(s.buf)])
-		s.buf = s.buf[:len(s.buf)+m]
-		grew = grew || m > 0
-		if err == io.EOF {
-			s.eof = true
-			break
-		}
-		if err != nil {
-			s.rerr = err
-			break
-		}
-		if len(s.buf) == cap(s.buf) {
-			break
-		}
-	}
-	return grew
-}
-
-// peek returns the next byte that is not white space, without consuming it.
-func (s *jscan) peek() (byte, error) {
-	for {
-		b := s.buf[s.pos:]
-		for i, c := range b {
-			switch c {
-			case '\n':
-				s.line++
-			case ' ', '\t', '\r':
-			default:
-				s.pos += i
-				return c, nil
-			}
-		}
-		s.pos = len(s.buf)
-		if !s.fill(1) {
-			if s.rerr != nil {
-				return 0, s.rerr
-			}
-			return 0, io.EOF
-		}
-	}
-}
-
-func (s *jscan) discard1() { s.pos++ }
-
-func (s *jscan) expect(c byte) error {
-	got, err := s.peek()
-	if err != nil {
-		return s.errf(s.line, "invalid JSON: unexpected end of input, expected %q", c)
-	}
-	if got != c {
-		return s.errf(s.line, "invalid JSON: expected %q, found %q", c, got)
-	}
-	s.discard1()
-	return nil
-}
-
-// value reads one complete, valid JSON value and returns it with the line
-// it starts on. The slice points into the buffer: it is good until the next
-// call.
-func (s *jscan) value() ([]byte, int, error) {
-	if _, err := s.peek(); err != nil {
-		if err == io.EOF {
-			return nil, s.line, s.errf(s.line, "invalid JSON: unexpected end of input")
-		}
-		return nil, s.line, s.errf(s.line, "%v", err)
-	}
-	start := s.line
-	for {
-		b := s.buf[s.pos:]
-		n, serr := scanJSON(b, s.eof)
-		if serr == errMore {
-			if len(b) > MaxObjectJSON {
-				return nil, start, s.errf(start, "object too large")
-			}
-			// Read at least as much again, so that a large value is
-			// rescanned a bounded number of times.
-			if !s.fill(2*len(b) + jsonChunk) {
-				if s.rerr != nil {
-					return nil, start, s.errf(start, "%v", s.rerr)
-				}
-				return nil, start, s.errf(start, "invalid JSON: unexpected end of input in the value starting here")
-			}
-			continue
-		}
-		if serr != nil {
-			return nil, start, s.invalid(b, n, start, serr)
-		}
-		raw := b[:n]
-		if len(raw) > MaxObjectJSON {
-			return nil, start, s.errf(start, "object too large")
-		}
-		s.line += bytes.Count(raw, []byte{'\n'})
-		s.pos += n
-		return raw, start, nil
-	}
-}
-
-// invalid explains the syntax error at b[off] (b starts on line). The
-// message is encoding/json's where it agrees on the place.
-func (s *jscan) invalid(b []byte, off, line int, serr error) error {
-	line += bytes.Count(b[:off], []byte{'\n'})
-	var v any
-	err := json.Unmarshal(b[:min(off+1, len(b))], &v)
-	var se *json.SyntaxError
-	if errors.As(err, &se) && int(se.Offset) >= off {
-		return s.errf(line, "invalid JSON: %s", se.Error())
-	}
-	return s.errf(line, "invalid JSON: %s", serr)
+	n, err := c.r.Read(p[:min(int64(len(p)), left)])
+	c.n += int64(n)
+	return n, err
 }
 
 func readJSON(name string, r io.Reader, want Want, fn func(Doc) error) error {
-	return (&jscan{r: r, name: name, line: 1}).read(want, fn)
+	src := &capReader{r: r}
+	j := &jsonReader{name: name, src: src, line: 1, want: want, fn: fn, dec: decoders.Get().(*jsontext.Decoder)}
+	defer j.release()
+	j.dec.Reset(src, jsonOptions...)
+	return j.read()
 }
 
-// readJSONBytes is readJSON on b, which it reads in place (a reader's
-// buffer would be allocated, and cleared, for every document).
-func readJSONBytes(name string, b []byte, want Want, fn func(Doc) error) error {
-	return bytesScan(name, b, 1).read(want, fn)
+// readJSONBytes is readJSON on b, whose first line is line, which it reads
+// in place.
+func readJSONBytes(name string, b []byte, line int, want Want, fn func(Doc) error) error {
+	j := bytesReader(name, b, line, want, fn)
+	defer j.release()
+	return j.read()
 }
 
-// bytesScan scans b, whose first line is line, in place.
-func bytesScan(name string, b []byte, line int) *jscan {
-	return &jscan{name: name, line: line, buf: b, eof: true}
+func bytesReader(name string, b []byte, line int, want Want, fn func(Doc) error) *jsonReader {
+	j := &jsonReader{name: name, line: line, want: want, fn: fn, dec: decoders.Get().(*jsontext.Decoder)}
+	j.dec.Reset(bytes.NewBuffer(b), jsonOptions...)
+	return j
 }
 
-func (s *jscan) read(want Want, fn func(Doc) error) error {
-	name := s.name
+func (j *jsonReader) release() {
+	j.dec.Reset(bytes.NewReader(nil))
+	decoders.Put(j.dec)
+}
+
+// peek returns the kind of the next token and the line it starts on.
+func (j *jsonReader) peek() (jsontext.Kind, int) {
+	k := j.dec.PeekKind()
+	line := j.line
+	for _, c := range j.dec.UnreadBuffer() {
+		if c == '\n' {
+			line++
+		} else if c != ' ' && c != '\t' && c != '\r' && c != ',' && c != ':' {
+			break
+		}
+	}
+	return k, line
+}
+
+// value reads one complete, valid JSON value and returns it with the line
+// it starts on. The bytes are the decoder's: good until the next read.
+func (j *jsonReader) value() (jsontext.Value, int, error) {
+	_, line := j.peek()
+	if j.src != nil {
+		j.src.from = j.dec.InputOffset()
+	}
+	v, err := j.dec.ReadValue()
+	if err != nil {
+		return nil, line, j.fail(err, line)
+	}
+	if len(v) > MaxObjectJSON {
+		return nil, line, j.errf(line, "object too large")
+	}
+	j.line = line + bytes.Count(v, []byte{'\n'})
+	return v, line, nil
+}
+
+// token reads one token: a delimiter or a scalar.
+func (j *jsonReader) token() (jsontext.Token, error) {
+	_, line := j.peek()
+	t, err := j.dec.ReadToken()
+	if err != nil {
+		return t, j.fail(err, line)
+	}
+	j.line = line
+	return t, nil
+}
+
+func (j *jsonReader) errf(line int, format string, args ...any) error {
+	return &Error{File: j.name, Line: line, Msg: fmt.Sprintf(format, args...)}
+}
+
+// fail explains a read error at the line where the decoder found it.
+func (j *jsonReader) fail(err error, line int) error {
+	if errors.Is(err, errValueTooLarge) {
+		return j.errf(line, "object too large")
+	}
+	var se *jsontext.SyntacticError
+	if !errors.As(err, &se) {
+		return j.errf(line, "%v", err)
+	}
+	at := j.line
+	if off := se.ByteOffset - j.dec.InputOffset(); off > 0 {
+		u := j.dec.UnreadBuffer()
+		at += bytes.Count(u[:min(int(off), len(u))], []byte{'\n'})
+	}
+	msg := se.Err.Error()
+	if errors.Is(se.Err, io.ErrUnexpectedEOF) {
+		msg = "unexpected end of input"
+	}
+	if p := se.JSONPointer; p != "" {
+		msg += fmt.Sprintf(" (at %s)", p)
+	}
+	return j.errf(at, "invalid JSON: %s", msg)
+}
+
+func (j *jsonReader) read() error {
 	for {
-		c, err := s.peek()
-		if err == io.EOF {
-			return nil
+		k, line := j.peek()
+		switch k {
+		case '[':
+			if _, err := j.token(); err != nil {
+				return err
+			}
+			if err := j.items(); err != nil {
+				return err
+			}
+			continue
+		case '{':
+			if err := j.topObject(); err != nil {
+				return err
+			}
+			continue
 		}
-		if err != nil {
-			return s.errf(s.line, "%v", err)
+		rest := bytes.TrimLeft(j.dec.UnreadBuffer(), " \t\r\n")
+		if len(rest) == 0 {
+			_, err := j.dec.ReadToken()
+			if err == io.EOF {
+				return nil
+			}
+			return j.fail(err, line)
 		}
-		if (c == '-' || c == '#' || c == '.') && s.yamlNext() {
+		if j.yamlNext(rest) {
 			// JSON documents in a YAML stream ("---" between them, or a
 			// comment): the YAML reader reads the rest, and reads the
 			// JSON documents in it as JSON.
-			var rest io.Reader = bytes.NewReader(bytes.Clone(s.buf[s.pos:]))
-			if !s.eof && s.rerr == nil && s.r != nil {
-				rest = io.MultiReader(rest, s.r)
+			var r io.Reader = bytes.NewReader(bytes.Clone(rest))
+			if j.src != nil {
+				r = io.MultiReader(r, j.src)
 			}
-			if err := readYAMLFrom(name, bufio.NewReaderSize(rest, 64<<10), s.line-1, want, fn); err != nil {
+			if err := readYAMLFrom(j.name, bufio.NewReaderSize(r, 64<<10), line-1, j.want, j.fn); err != nil {
 				return fromYAML{err}
 			}
 			return nil
 		}
-		switch c {
-		case '[':
-			s.discard1()
-			if err := s.items(want, fn); err != nil {
-				return err
-			}
-		case '{':
-			if err := s.topObject(want, fn); err != nil {
-				return err
-			}
-		default:
-			return s.errf(s.line, "expected a JSON object, found %q", c)
-		}
+		return j.errf(line, "expected a JSON object, found %q", rest[0])
 	}
 }
 
@@ -220,57 +214,48 @@ type fromYAML struct{ err error }
 func (f fromYAML) Error() string { return f.err.Error() }
 func (f fromYAML) Unwrap() error { return f.err }
 
-// yamlNext says that the unread input, at a top-level position between
-// JSON values, starts a line with a YAML document marker ("---" or
-// "...") or a comment.
-func (s *jscan) yamlNext() bool {
-	if len(s.buf)-s.pos < 4 {
-		s.fill(4)
-	}
-	b := s.buf[s.pos:]
-	if len(b) > 0 && b[0] == '#' {
+// yamlNext says that rest, the unread input at a top-level position
+// between JSON values, starts a line with a YAML document marker ("---" or
+// "...") or a comment. A marker cut off by the end of the decoder's buffer
+// is taken as one: nothing else starting with '-' or '.' may follow a JSON
+// object, and the YAML reader explains what does.
+func (j *jsonReader) yamlNext(rest []byte) bool {
+	switch rest[0] {
+	case '#':
 		return true
+	case '-', '.':
+		l := rest
+		if i := bytes.IndexByte(l, '\n'); i >= 0 {
+			l = l[:i]
+		} else if len(l) < 4 && j.src != nil {
+			return true
+		}
+		return isDocSeparator(trimEOL(l))
 	}
-	l := b
-	if i := bytes.IndexByte(l, '\n'); i >= 0 {
-		l = l[:i]
-	}
-	return isDocSeparator(trimEOL(l))
+	return false
 }
 
 // items reads the elements of an array (after its '[') as objects.
-func (s *jscan) items(want Want, fn func(Doc) error) error {
-	c, err := s.peek()
-	if err != nil {
-		return s.errf(s.line, "invalid JSON: unexpected end of input in a list")
-	}
-	if c == ']' {
-		s.discard1()
-		return nil
-	}
+func (j *jsonReader) items() error {
 	for {
-		c, err := s.peek()
-		if err == nil && c != '{' {
-			return s.errf(s.line, "list item must be an object")
-		}
-		raw, line, err := s.value()
-		if err != nil {
-			return err
-		}
-		if err := jsonItem(s.name, line, raw, want, fn); err != nil {
-			return err
-		}
-		c, err = s.peek()
-		if err != nil {
-			return s.errf(s.line, "invalid JSON: unexpected end of input in a list")
-		}
-		s.discard1()
-		switch c {
-		case ',':
+		k, line := j.peek()
+		switch k {
 		case ']':
-			return nil
+			_, err := j.token()
+			return err
+		case '{':
+		case 0:
+			_, err := j.token()
+			return err
 		default:
-			return s.errf(s.line, "invalid JSON: expected ',' or ']' after a list item, found %q", c)
+			return j.errf(line, "list item must be an object")
+		}
+		raw, line, err := j.value()
+		if err != nil {
+			return err
+		}
+		if err := jsonItem(j.name, line, raw, j.want, j.fn); err != nil {
+			return err
 		}
 	}
 }
@@ -279,84 +264,59 @@ func (s *jscan) items(want Want, fn func(Doc) error) error {
 // and kind and is no List (what kubectl and most tools write) is read as a
 // whole, like a List item; any other is read key by key, streaming the
 // items of a List so that a dump of a large cluster is never held whole.
-func (s *jscan) topObject(want Want, fn func(Doc) error) error {
-	if len(s.buf)-s.pos < 4<<10 {
-		s.fill(4 << 10)
-	}
-	if h, ok := peekHeader(s.buf[s.pos:]); ok && !isList(h.Kind) {
-		raw, line, err := s.value()
+func (j *jsonReader) topObject() error {
+	_, start := j.peek()
+	if h, ok := peekHeader(bytes.TrimLeft(j.dec.UnreadBuffer(), " \t\r\n,")); ok && !isList(h.Kind) {
+		raw, line, err := j.value()
 		if err != nil {
 			return err
 		}
-		return jsonItem(s.name, line, raw, want, fn)
+		return jsonItem(j.name, line, raw, j.want, j.fn)
 	}
-	start := s.line
-	s.discard1() // '{'
+	if _, err := j.token(); err != nil { // '{'
+		return err
+	}
 	obj := map[string]json.RawMessage{}
 	streamed := false
-	c, err := s.peek()
-	if err != nil {
-		return s.errf(start, "invalid JSON: unexpected end of input")
-	}
-	if c == '}' {
-		s.discard1()
-	} else {
-		for {
-			c, err := s.peek()
-			if err == nil && c != '"' {
-				return s.errf(s.line, "invalid JSON: expected a key")
-			}
-			kraw, kline, err := s.value()
-			if err != nil {
+	for {
+		k, _ := j.peek()
+		if k == '}' {
+			if _, err := j.token(); err != nil {
 				return err
 			}
-			var key string
-			if json.Unmarshal(kraw, &key) != nil {
-				return s.errf(kline, "invalid JSON: expected a key")
-			}
-			if err := s.expect(':'); err != nil {
-				return err
-			}
-			c, err = s.peek()
-			if err != nil {
-				return s.errf(s.line, "invalid JSON: unexpected end of input")
-			}
-			if key == "items" && c == '[' {
-				s.discard1()
-				streamed = true
-				if err := s.items(want, fn); err != nil {
-					return err
-				}
-			} else {
-				raw, _, err := s.value()
-				if err != nil {
-					return err
-				}
-				obj[key] = append(json.RawMessage(nil), raw...)
-			}
-			c, err = s.peek()
-			if err != nil {
-				return s.errf(s.line, "invalid JSON: unexpected end of input")
-			}
-			s.discard1()
-			if c == '}' {
-				break
-			}
-			if c != ',' {
-				return s.errf(s.line, "invalid JSON: expected ',' or '}', found %q", c)
-			}
+			break
 		}
+		t, err := j.token()
+		if err != nil {
+			return err
+		}
+		key := t.String()
+		if k, _ := j.peek(); key == "items" && k == '[' {
+			if _, err := j.token(); err != nil {
+				return err
+			}
+			streamed = true
+			if err := j.items(); err != nil {
+				return err
+			}
+			continue
+		}
+		raw, _, err := j.value()
+		if err != nil {
+			return err
+		}
+		obj[key] = bytes.Clone(raw)
 	}
 	var h header
 	_ = json.Unmarshal(obj["apiVersion"], &h.APIVersion)
 	_ = json.Unmarshal(obj["kind"], &h.Kind)
 	if streamed {
 		if !isList(h.Kind) && h.Kind != "" {
-			return s.errf(start, "%s has a top-level items field but is not a List", h.Kind)
+			return j.errf(start, "%s has a top-level items field but is not a List", h.Kind)
 		}
 		return nil
 	}
-	return emit(s.name, start, h, func() ([]byte, error) { return json.Marshal(obj) }, want, fn)
+	return emit(j.name, start, h, func() ([]byte, error) { return json.Marshal(obj) }, j.want, j.fn)
 }
 
 func jsonItem(name string, line int, it []byte, want Want, fn func(Doc) error) error {
@@ -366,7 +326,9 @@ func jsonItem(name string, line int, it []byte, want Want, fn func(Doc) error) e
 	}
 	if isList(h.Kind) {
 		// A List in a List: its items are read as the outer List's.
-		return bytesScan(name, it, line).topObject(want, fn)
+		j := bytesReader(name, it, line, want, fn)
+		defer j.release()
+		return j.topObject()
 	}
-	return emit(name, line, h, func() ([]byte, error) { return append([]byte(nil), it...), nil }, want, fn)
+	return emit(name, line, h, func() ([]byte, error) { return bytes.Clone(it), nil }, want, fn)
 }

@@ -39,9 +39,10 @@ func benchObjects(n int) []map[string]any {
 }
 
 // streamLayouts writes the same objects as a block-style YAML List, as
-// block-style YAML documents, and as JSON documents (indented and compact)
-// one per "---", which is what `kubectl get -o json` piped through a
-// script, or a generator that writes JSON, leaves.
+// block-style YAML documents, as a JSON List (`kubectl get -o json`), and
+// as JSON documents (indented and compact) one per "---", which is what
+// `kubectl get -o json` piped through a script, or a generator that writes
+// JSON, leaves.
 func streamLayouts(tb testing.TB, n int) map[string][]byte {
 	objs := benchObjects(n)
 	out := map[string][]byte{}
@@ -79,6 +80,8 @@ func streamLayouts(tb testing.TB, n int) map[string][]byte {
 		cdocs.WriteByte('\n')
 	}
 	list.WriteString("kind: List\n")
+	jl, _ := json.MarshalIndent(map[string]any{"apiVersion": "v1", "kind": "List", "items": objs}, "", "    ")
+	out["json-list"] = jl
 	out["yaml-list"], out["yaml-docs"], out["json-docs"], out["json-docs-compact"] = list.Bytes(), docs.Bytes(), jdocs.Bytes(), cdocs.Bytes()
 	return out
 }
@@ -92,7 +95,7 @@ func BenchmarkStreamLayouts(b *testing.B) {
 	const n = 2000
 	layouts := streamLayouts(b, n)
 	declined := func(string, string) bool { return false }
-	for _, name := range []string{"yaml-list", "yaml-docs", "json-docs", "json-docs-compact"} {
+	for _, name := range []string{"yaml-list", "yaml-docs", "json-list", "json-docs", "json-docs-compact"} {
 		for _, w := range []struct {
 			name string
 			want Want
@@ -120,7 +123,7 @@ func BenchmarkStreamLayouts(b *testing.B) {
 func TestStreamLayoutsAgree(t *testing.T) {
 	layouts := streamLayouts(t, 3)
 	var want []string
-	for _, name := range []string{"yaml-list", "yaml-docs", "json-docs", "json-docs-compact"} {
+	for _, name := range []string{"yaml-list", "yaml-docs", "json-list", "json-docs", "json-docs-compact"} {
 		var got []string
 		err := Read("in.yaml", strings.NewReader(string(layouts[name])), nil, func(d Doc) error {
 			var v any

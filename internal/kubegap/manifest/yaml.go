@@ -401,8 +401,7 @@ func (y *yamlStream) submitJSON(text []byte, at, start int) (done bool, err erro
 	if h, ok := peekHeader(text[at:]); ok && !isList(h.Kind) && !y.want(h.APIVersion, h.Kind) {
 		res.docs = []Doc{{APIVersion: h.APIVersion, Kind: h.Kind, File: y.name, Line: line}}
 	} else {
-		err := readJSONBytes(y.name, text[at:], y.want, func(d Doc) error {
-			d.Line += line - 1
+		err := readJSONBytes(y.name, text[at:], line, y.want, func(d Doc) error {
 			res.docs = append(res.docs, d)
 			return nil
 		})
