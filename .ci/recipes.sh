@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Follows the recipes of docs/ARCHITECTURE.md ("How to add …") in a scratch
-# clone of the current commit: adds a text field to the cases, an MCP tool
-# and a page exactly as the recipes say, counts the files each one changed
+# clone of the current commit: adds a text field to the cases, an MCP tool,
+# a page and a kubegap check exactly as the recipes say, counts the files each one changed
 # against the recipe's count, then runs the tests of the scratch clone
 # (go test ./...). A recipe that needs another file, or whose result fails
 # a test, fails this check.
@@ -168,13 +168,103 @@ add_words about.cases.one "" "%d case"
 add_words about.cases.other "사례 %d건" "%d cases"
 changed "a page" internal/web/pages.go internal/web/templates/about.tmpl internal/locale/words.go
 
-# The three together pass the tests of the scratch clone, built with -race
+# 4. A kubegap check: the check and its line in its file's list, its
+# fixtures, then go generate ./internal/kubegap/checks (docs/checks.md and
+# the check index the case pages read are derived from the registry).
+python3 - <<'EOF'
+p = "internal/kubegap/checks/images.go"
+s = open(p).read()
+anchor = "\t\timageMutableTag(),\n"
+assert anchor in s, "no imageMutableTag in the list of images.go"
+s = s.replace(anchor, anchor + "\t\timagePullNever(),\n", 1)
+s += '''
+func imagePullNever() *Check {
+	c := &Check{
+		ID:       "image-pull-never",
+		Severity: Low,
+		Title:    incidentlib.Text{EN: "Container never pulls its image", KO: "컨테이너가 이미지를 받지 않는다"},
+		Remediation: incidentlib.Text{
+			EN: "Let the kubelet pull the image (IfNotPresent).",
+			KO: "kubelet 이 이미지를 받게 두세요(IfNotPresent).",
+		},
+		LooksAt: incidentlib.Text{
+			EN: "The pull policy of every workload's containers.",
+			KO: "모든 워크로드 컨테이너의 pull 정책을 봅니다.",
+		},
+		CannotSee: incidentlib.Text{
+			EN: "Which images the nodes hold.",
+			KO: "노드가 가진 이미지는 보지 못합니다.",
+		},
+		AnyOf: [][]inventory.Kind{allWorkloads},
+		Citations: []Citation{{Case: "IL-0744",
+			Quote:   "Each restart needed the service's server image to be pulled again, but the primary image registry enforced restrictive rate limits and refused the pulls, so the services could not come back.",
+			QuoteKO: "재시작할 때마다 서비스의 서버 이미지를 다시 받아야 했는데, 주 이미지 레지스트리가 엄격한 속도 제한을 걸어 풀을 거부했고 서비스는 다시 올라오지 못했다."}},
+	}
+	c.Run = func(inv *inventory.Inventory) []Finding {
+		var out []Finding
+		for _, w := range workloads(inv) {
+			for _, ctr := range allContainers(w.Template) {
+				if ctr.ImagePullPolicy == corev1.PullNever {
+					out = append(out, c.finding(0, w.Ref,
+						fmt.Sprintf("container %s never pulls its image", ctr.Name),
+						fmt.Sprintf("컨테이너 %s 는 이미지를 받지 않습니다", ctr.Name)))
+				}
+			}
+		}
+		return out
+	}
+	return c
+}
+'''
+open(p, "w").write(s)
+EOF
+gofmt -w internal/kubegap/checks/images.go
+d=internal/kubegap/checks/testdata/image-pull-never
+mkdir -p "$d"
+for f in fail fail-2; do
+  cat > "$d/$f.yaml" <<EOF
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: $f, namespace: shop}
+spec:
+  selector: {matchLabels: {app: $f}}
+  template:
+    metadata: {labels: {app: $f}}
+    spec:
+      containers:
+      - {name: web, image: "registry.example.org/web:1.2.3", imagePullPolicy: Never}
+# expect: low Deployment shop/$f line 1 cases IL-0744
+# message: container web never pulls its image
+EOF
+done
+for f in pass pass-2; do
+  policy=IfNotPresent; [ "$f" = pass-2 ] && policy=Always
+  cat > "$d/$f.yaml" <<EOF
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: $f, namespace: shop}
+spec:
+  selector: {matchLabels: {app: $f}}
+  template:
+    metadata: {labels: {app: $f}}
+    spec:
+      containers:
+      - {name: web, image: "registry.example.org/web:1.2.3", imagePullPolicy: $policy}
+EOF
+done
+GOFLAGS=-race go generate ./internal/kubegap/checks
+changed "a kubegap check" internal/kubegap/checks/images.go "$d/fail.yaml" "$d/fail-2.yaml" "$d/pass.yaml" "$d/pass-2.yaml" docs/checks.md internal/checkindex/checks.json
+grep -q '`image-pull-never`' docs/checks.md || { echo "recipes: docs/checks.md lacks the new check"; exit 1; }
+grep -q '"image-pull-never"' internal/checkindex/checks.json || { echo "recipes: the check index lacks the new check"; exit 1; }
+
+# The four together pass the tests of the scratch clone, built with -race
 # as CI's own vet and test steps build, so that the modules' packages come
-# from the build cache those steps filled. kubegap's packages are left out
-# but for its MCP tools (which answer get_incident with the case's
-# sections): the recipes reach none of the rest, and CI's test step runs
-# them on the commit itself.
-mapfile -t pkgs < <(go list ./... | grep -v -e '/internal/kubegap/' -e '/cmd/kubegap$'; go list ./internal/kubegap/mcptools)
+# from the build cache those steps filled. Of kubegap's packages, its MCP
+# tools (which answer get_incident with the case's sections) and its checks
+# (the new check's fixtures, citations and registry) are tested: the
+# recipes reach none of the rest, and CI's test step runs them on the
+# commit itself.
+mapfile -t pkgs < <(go list ./... | grep -v -e '/internal/kubegap/' -e '/cmd/kubegap$'; go list ./internal/kubegap/mcptools ./internal/kubegap/checks)
 GOFLAGS=-race go vet "${pkgs[@]}"
 go test -race "${pkgs[@]}"
-echo "recipes: a case field (4 files), an MCP tool (2) and a page (3) added by their recipes; go vet and go test pass on ${#pkgs[@]} packages: ok"
+echo "recipes: a case field (4 files), an MCP tool (2), a page (3) and a kubegap check (1 file, 4 fixtures, 2 generated) added by their recipes; go vet and go test pass on ${#pkgs[@]} packages: ok"

@@ -13,6 +13,14 @@ import (
 	"github.com/incidentlib/incidentlib/internal/kubegap/inventory"
 )
 
+// apfChecks are the checks of API Priority and Fairness: a check of this file is listed here, and
+// registry.go lists the files.
+func apfChecks() []*Check {
+	return []*Check{
+		nodeAgentUnboundedList(),
+	}
+}
+
 // heavyResources are the kinds whose cluster-wide LIST from every node hurts
 // an API server most: they are large and there is one agent per node.
 var heavyResources = []string{"pods", "nodes", "endpoints", "endpointslices", "services", "networkpolicies", "ciliumendpoints", "ciliumidentities"}

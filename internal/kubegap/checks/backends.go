@@ -9,6 +9,16 @@ import (
 	"github.com/incidentlib/incidentlib/internal/kubegap/inventory"
 )
 
+// backendChecks are the checks of the backends of webhooks and meshes: a check of this file is listed here, and
+// registry.go lists the files.
+func backendChecks() []*Check {
+	return []*Check{
+		webhookBackendFragile(),
+		jobIstioSidecar(),
+		istioPortNames(),
+	}
+}
+
 // hpaFloor returns the minimum of a HorizontalPodAutoscaler that scales w,
 // or w's own replica count.
 func hpaFloor(inv *inventory.Inventory, w workload) int {

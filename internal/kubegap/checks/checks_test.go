@@ -307,8 +307,94 @@ func TestNoInit(t *testing.T) {
 		}
 		for _, d := range file.Decls {
 			if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv == nil && fn.Name.Name == "init" {
-				t.Errorf("%s: func init at line %d; add checks to checkList in registry.go instead", f, fset.Position(fn.Pos()).Line)
+				t.Errorf("%s: func init at line %d; list checks in their file's list function instead", f, fset.Position(fn.Pos()).Line)
 			}
 		}
+	}
+}
+
+// TestEveryCheckListed: each constructor of a check (a func with no
+// parameters returning *Check) is called in its own file's list (a func
+// returning []*Check, unexported, with no parameters), and checkList calls every file's list, so a check
+// written but not listed fails here rather than never running.
+func TestEveryCheckListed(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	isType := func(e ast.Expr, slice bool) bool {
+		if a, ok := e.(*ast.ArrayType); ok {
+			if !slice || a.Len != nil {
+				return false
+			}
+			e = a.Elt
+		} else if slice {
+			return false
+		}
+		st, ok := e.(*ast.StarExpr)
+		if !ok {
+			return false
+		}
+		id, ok := st.X.(*ast.Ident)
+		return ok && id.Name == "Check"
+	}
+	calls := func(fn *ast.FuncDecl) map[string]bool {
+		out := map[string]bool{}
+		ast.Inspect(fn, func(n ast.Node) bool {
+			if c, ok := n.(*ast.CallExpr); ok {
+				if id, ok := c.Fun.(*ast.Ident); ok {
+					out[id.Name] = true
+				}
+			}
+			return true
+		})
+		return out
+	}
+	var lists []string
+	var inCheckList map[string]bool
+	constructors := 0
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		file, err := parser.ParseFile(fset, f, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var cons []*ast.FuncDecl
+		listed := map[string]bool{}
+		for _, d := range file.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if !ok || fn.Recv != nil || fn.Type.Results == nil || len(fn.Type.Results.List) != 1 {
+				continue
+			}
+			res := fn.Type.Results.List[0].Type
+			switch {
+			case fn.Name.Name == "checkList":
+				inCheckList = calls(fn)
+			case isType(res, false) && fn.Type.Params.NumFields() == 0:
+				cons = append(cons, fn)
+			case isType(res, true) && fn.Type.Params.NumFields() == 0 && !fn.Name.IsExported():
+				lists = append(lists, fn.Name.Name)
+				for k := range calls(fn) {
+					listed[k] = true
+				}
+			}
+		}
+		for _, fn := range cons {
+			constructors++
+			if !listed[fn.Name.Name] {
+				t.Errorf("%s: check %s() is in no list of its file; add it to the file's func returning []*Check", f, fn.Name.Name)
+			}
+		}
+	}
+	for _, l := range lists {
+		if !inCheckList[l] {
+			t.Errorf("checkList (registry.go) does not call %s()", l)
+		}
+	}
+	if constructors != len(checks.All()) {
+		t.Errorf("%d check constructors, %d checks in the registry", constructors, len(checks.All()))
 	}
 }

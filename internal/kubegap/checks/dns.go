@@ -12,6 +12,16 @@ import (
 	"github.com/incidentlib/incidentlib/internal/kubegap/inventory"
 )
 
+// dnsChecks are the checks of cluster DNS: a check of this file is listed here, and
+// registry.go lists the files.
+func dnsChecks() []*Check {
+	return []*Check{
+		dnsMemoryLimit(),
+		dnsAutoscalerConntrack(),
+		dnsFewReplicas(),
+	}
+}
+
 // CoreDNS's own sizing guide: MB = (pods + services) / 1000 + 54 for the
 // kubernetes plugin, and about 2 kB for every concurrent forwarded query.
 const (

@@ -10,6 +10,15 @@ import (
 	"github.com/incidentlib/incidentlib/internal/kubegap/inventory"
 )
 
+// imageChecks are the checks of images: a check of this file is listed here, and
+// registry.go lists the files.
+func imageChecks() []*Check {
+	return []*Check{
+		imagePullAlwaysPublic(),
+		imageMutableTag(),
+	}
+}
+
 // imageRef splits an image reference into registry host, tag and whether it
 // is pinned by digest. Docker Hub is the registry of names without a host.
 func imageRef(img string) (registry, tag string, digest bool) {

@@ -13,6 +13,17 @@ import (
 	"github.com/incidentlib/incidentlib/internal/kubegap/inventory"
 )
 
+// nodeChecks are the checks of nodes: a check of this file is listed here, and
+// registry.go lists the files.
+func nodeChecks() []*Check {
+	return []*Check{
+		nodeDiskFullOfImages(),
+		nodeDiskSmallerThanPeers(),
+		cpuLimitCFSBugKernel(),
+		masterNodeLabelSelector(),
+	}
+}
+
 func diskCapacity(n *corev1.Node) int64 {
 	q, ok := n.Status.Capacity[corev1.ResourceEphemeralStorage]
 	if !ok {

@@ -8,6 +8,15 @@ import (
 	"github.com/incidentlib/incidentlib/internal/kubegap/inventory"
 )
 
+// objectChecks are the checks of objects kept in the API: a check of this file is listed here, and
+// registry.go lists the files.
+func objectChecks() []*Check {
+	return []*Check{
+		dexKubernetesStorage(),
+		calicoIPAMGc(),
+	}
+}
+
 // authRequestPileUp is where dex's AuthRequests become a problem worth a
 // high finding: far above what logins in flight need.
 const authRequestPileUp = 10000

@@ -11,6 +11,15 @@ import (
 	"github.com/incidentlib/incidentlib/internal/kubegap/inventory"
 )
 
+// probeChecks are the checks of probes: a check of this file is listed here, and
+// registry.go lists the files.
+func probeChecks() []*Check {
+	return []*Check{
+		livenessSameAsReadiness(),
+		livenessShortWindow(),
+	}
+}
+
 // longRunning are the workload kinds whose containers serve until stopped.
 var longRunning = []inventory.Kind{inventory.Deployment, inventory.StatefulSet, inventory.DaemonSet}
 

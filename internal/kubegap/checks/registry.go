@@ -2,56 +2,33 @@ package checks
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 )
 
-// registry is every check kubegap has, built once from the list in
-// checkList: adding a check means adding its constructor there, and nothing
+// registry is every check kubegap has, built once from checkList; nothing
 // registers itself from an init function (TestNoInit guards that).
 //
-// A new check also needs testdata/<id>/ with at least two fail*.yaml and two
-// pass*.yaml fixtures; each failing one ends or starts with the findings it
-// must produce, "# expect: SEVERITY KIND NAMESPACE/NAME line LINE cases
-// ID,ID", each followed by "# message: " and the finding's English message
-// (see TestFixtures). Then regenerate docs/checks.md:
-// go run ./cmd/kubegap checks -o markdown > docs/checks.md
+// A new check is three steps (docs/ARCHITECTURE.md, "A kubegap check"):
+// the check and its line in its file's list (dnsChecks in dns.go, …);
+// testdata/<id>/ with at least two fail*.yaml and two pass*.yaml fixtures,
+// each failing one giving the findings it must produce, "# expect:
+// SEVERITY KIND NAMESPACE/NAME line LINE cases ID,ID", each followed by
+// "# message: " and the finding's English message (see TestFixtures); and
+// go generate ./internal/kubegap/checks, which writes what is derived from
+// the registry: docs/checks.md and internal/checkindex/checks.json.
+//
+//go:generate sh -c "cd ../../.. && go run ./cmd/kubegap checks -o markdown > docs/checks.md"
+//go:generate sh -c "cd ../../.. && go generate ./internal/checkindex"
 var registry = buildRegistry(checkList())
 
-// checkList is the one list of checks.
+// checkList gathers the checks of every file of checks: each file lists
+// its own (dnsChecks in dns.go, …), so a check is added in its file alone.
 func checkList() []*Check {
-	return []*Check{
-		calicoIPAMGc(),
-		cpuLimitCFSBugKernel(),
-		dexKubernetesStorage(),
-		dnsAutoscalerConntrack(),
-		dnsFewReplicas(),
-		dnsMemoryLimit(),
-		externalDNSWeightMissing(),
-		jobRetriesUnboundedMemory(),
-		masterNodeLabelSelector(),
-		noDisruptionBudget(),
-		noMemoryLimit(),
-		noPrestopBehindLB(),
-		nodeAgentUnboundedList(),
-		nodeDiskFullOfImages(),
-		nodeDiskSmallerThanPeers(),
-		prometheusStartupWindow(),
-		serviceSelectorExtraLabel(),
-		webhookAllResourcesFailClosed(),
-		webhookCoversKubeSystem(),
-		livenessSameAsReadiness(),
-		livenessShortWindow(),
-		imagePullAlwaysPublic(),
-		imageMutableTag(),
-		replicasNotSpread(),
-		noResourceRequests(),
-		memoryOvercommit(),
-		criticalPodNoPriority(),
-		hpaNoHeadroom(),
-		webhookBackendFragile(),
-		jobIstioSidecar(),
-		istioPortNames(),
-	}
+	return slices.Concat(
+		apfChecks(), backendChecks(), dnsChecks(), imageChecks(), nodeChecks(), objectChecks(),
+		probeChecks(), resourceChecks(), rolloutChecks(), schedulingChecks(), webhookChecks(),
+	)
 }
 
 // buildRegistry sorts the checks by id, fills in each check's Cases from

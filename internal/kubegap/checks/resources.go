@@ -10,6 +10,16 @@ import (
 	"github.com/incidentlib/incidentlib/internal/kubegap/inventory"
 )
 
+// resourceChecks are the checks of resources: a check of this file is listed here, and
+// registry.go lists the files.
+func resourceChecks() []*Check {
+	return []*Check{
+		noMemoryLimit(),
+		prometheusStartupWindow(),
+		jobRetriesUnboundedMemory(),
+	}
+}
+
 // defaultMemoryLimit reports whether a LimitRange in ns gives containers a
 // default memory limit.
 func defaultMemoryLimit(inv *inventory.Inventory, ns string) bool {

@@ -12,6 +12,17 @@ import (
 	"github.com/incidentlib/incidentlib/internal/kubegap/inventory"
 )
 
+// rolloutChecks are the checks of rollouts and traffic: a check of this file is listed here, and
+// registry.go lists the files.
+func rolloutChecks() []*Check {
+	return []*Check{
+		serviceSelectorExtraLabel(),
+		noPrestopBehindLB(),
+		noDisruptionBudget(),
+		externalDNSWeightMissing(),
+	}
+}
+
 // serviceSelectorExtraLabel builds the service-selector-extra-label check.
 func serviceSelectorExtraLabel() *Check {
 	s := &Check{

@@ -10,6 +10,18 @@ import (
 	"github.com/incidentlib/incidentlib/internal/kubegap/inventory"
 )
 
+// schedulingChecks are the checks of scheduling: a check of this file is listed here, and
+// registry.go lists the files.
+func schedulingChecks() []*Check {
+	return []*Check{
+		replicasNotSpread(),
+		noResourceRequests(),
+		memoryOvercommit(),
+		criticalPodNoPriority(),
+		hpaNoHeadroom(),
+	}
+}
+
 // spreadKeys are the topology keys that keep replicas off one node.
 var spreadKeys = map[string]bool{"kubernetes.io/hostname": true, "topology.kubernetes.io/zone": true, "failure-domain.beta.kubernetes.io/zone": true}
 

@@ -11,6 +11,15 @@ import (
 	"github.com/incidentlib/incidentlib/internal/kubegap/inventory"
 )
 
+// webhookChecks are the checks of admission webhooks: a check of this file is listed here, and
+// registry.go lists the files.
+func webhookChecks() []*Check {
+	return []*Check{
+		webhookCoversKubeSystem(),
+		webhookAllResourcesFailClosed(),
+	}
+}
+
 // hook is one webhook of either configuration kind.
 type hook struct {
 	Config            inventory.Ref
