@@ -317,7 +317,7 @@ func TestMarshalRoundTrip(t *testing.T) {
 	cases = append(cases, fix.Corpus.Cases...)
 	tricky := *fix.Corpus.Case("IL-9001")
 	tricky.Summary.EN = "  leading spaces and: colons\n\n- a dash line\ttab  \n- trailing spaces   "
-	tricky.Title.KO = "\"따옴표\" 와 #해시 : 콜론"
+	tricky.Title.KO = "\"따옴표\" 와 #해시 : 콜론이 있었다"
 	cases = append(cases, &tricky)
 	for _, c := range cases {
 		y, err := corpus.MarshalCase(c)

@@ -23,7 +23,8 @@ import (
 //   - no machine-translation, AI-summary or invented-postmortem site as a
 //     source or link;
 //   - a source URL shared by several cases carries the #anchor of each case's
-//     own entry (checked across cases, in Load).
+//     own entry (checked across cases, in Load);
+//   - the Korean title is one sentence ending in -다, the seed pages' style.
 
 // ZoneUnknown is the timeline.zone of a timeline whose write-up gives its
 // times without a time zone.
@@ -81,6 +82,12 @@ func bannedSite(s string) (string, string) {
 	return "", ""
 }
 
+// koreanSentence reports whether a Korean title is one sentence in the
+// plain form: one line ending in 다 (a full stop after it allowed).
+func koreanSentence(t string) bool {
+	return !strings.Contains(t, "\n") && strings.HasSuffix(strings.TrimSuffix(t, "."), "다")
+}
+
 // needsZone reports whether at gives a time of day without a time zone.
 func needsZone(at string) bool {
 	return clockTime.MatchString(at) && !zoneToken.MatchString(at)
@@ -123,6 +130,9 @@ func editorialProblems(file string, pos positions, c *incidentlib.Case, pending 
 			p := fmt.Sprintf("timeline.events[%d].at", first)
 			add("zone", p, "%s %q gives a time of day with no time zone (%d such times), and the timeline states none; write the zone on the times as the write-up gives it (14:05 UTC), or once as timeline.zone (zone: UTC), or zone: %s where the write-up states none", p, tl.Events[first].At, n, ZoneUnknown)
 		}
+	}
+	if t := strings.TrimSpace(c.Title.KO); t != "" && !koreanSentence(t) {
+		add("title", "title.ko", "title.ko %q is not one sentence ending in -다; write the Korean title as the seed pages do, one sentence in the plain past (…가 멈췄다, …에 실패했다)", t)
 	}
 	cp := *c
 	walkTexts("", reflect.ValueOf(&cp).Elem(), func(p string, t *incidentlib.Text) {

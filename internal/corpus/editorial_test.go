@@ -80,6 +80,8 @@ func TestEditorialBrokenFiles(t *testing.T) {
 			[]string{`cases/IL-9001.yaml:55: docs[0] names failysis.com, an AI-summary site`}},
 		{"site_text", map[string][2]string{"cases/IL-9001.yaml": {", as summarised on rosettalens.com", ""}},
 			[]string{`cases/IL-9001.yaml:34: lessons.en names rosettalens.com, a machine-translation site`}},
+		{"title_style", map[string][2]string{"cases/IL-9001.yaml": {"ko: 배포 뒤 DNS 질의 실패함", "ko: 배포 뒤 DNS 질의가 실패했다"}},
+			[]string{`cases/IL-9001.yaml:14: title.ko "배포 뒤 DNS 질의 실패함" is not one sentence ending in -다`}},
 		{"shared_url", map[string][2]string{
 			"cases/IL-9001.yaml": {"incident-log.html", "incident-log.html#2021-03-04-dns"},
 			"cases/IL-9002.yaml": {"incident-log.html", "incident-log.html#:~:text=DNS%20outage"}},
