@@ -68,6 +68,10 @@ var bannedSites = []struct{ host, why string }{
 	{"prodrescueai.com", "a site of invented postmortems"},
 	{"certcontrol.pro", "a site of invented postmortems"},
 	{"techexecinsight", "a site of invented postmortems"},
+	{"engineered.at", "an AI-summary site"},
+	{"aftermath.sh", "an AI-summary site"},
+	{"knowasiak.com", "a site of machine-reworded copies"},
+	{"plushcap.com", "an aggregator's copy of other sites' posts"},
 }
 
 // bannedSite returns the banned site s names (a URL or a text that holds
