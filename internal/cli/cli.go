@@ -247,7 +247,11 @@ func isCorpusRoot(d string) bool {
 }
 
 func (s corpusSource) load() (*corpus.Result, error) {
-	res, err := corpus.Load(s.fsys, s.vocabFS)
+	load := corpus.Load
+	if s.root != "" {
+		load = func(fs.FS, fs.FS) (*corpus.Result, error) { return memoLoad(s) }
+	}
+	res, err := load(s.fsys, s.vocabFS)
 	if err != nil {
 		return nil, failure(err)
 	}
