@@ -30,9 +30,11 @@ var deniedPackages = []string{
 // allowedModules is everything kubegap may pull in; a new module must be
 // added here on purpose. go-restful is a server framework, but client-go's
 // discovery needs it (through kube-openapi); kubegap serves nothing with it.
+// go-json-experiment/json is encoding/json v2, whose jsontext reads JSON
+// manifests (docs/ARCHITECTURE.md).
 var allowedModules = map[string]bool{
 	"github.com/incidentlib/incidentlib": true,
-	"github.com/davecgh/go-spew":         true, "github.com/emicklei/go-restful/v3": true, "github.com/fxamacker/cbor/v2": true,
+	"github.com/davecgh/go-spew":         true, "github.com/emicklei/go-restful/v3": true, "github.com/fxamacker/cbor/v2": true, "github.com/go-json-experiment/json": true,
 	"github.com/go-logr/logr": true, "github.com/go-openapi/jsonpointer": true, "github.com/go-openapi/jsonreference": true,
 	"github.com/google/gnostic-models": true, "github.com/google/jsonschema-go": true, "github.com/google/uuid": true,
 	"github.com/json-iterator/go": true, "github.com/modelcontextprotocol/go-sdk": true, "github.com/modern-go/concurrent": true,
