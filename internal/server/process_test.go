@@ -161,7 +161,7 @@ func TestKillDuringWrites(t *testing.T) {
 				}
 				c["id"] = id
 				title := fmt.Sprintf("write %d of worker %d", i, w)
-				c["title"] = map[string]any{"en": title, "ko": fmt.Sprintf("작업자 %d 의 %d번째 쓰기", w, i)}
+				c["title"] = map[string]any{"en": title, "ko": fmt.Sprintf("작업자 %d 의 %d번째 쓰기가 있었다", w, i)}
 				c["related"] = []string{}
 				b, _ := json.Marshal(c)
 				status, err := putCase(client, p.addr, id, string(b))
