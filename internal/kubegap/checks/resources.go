@@ -88,7 +88,7 @@ func noMemoryLimit() *Check {
 		Citations: []Citation{
 			{Case: "IL-0331",
 				Quote:   "New ElastAlert rule drives unlimited pod memory up, nodes hit SystemOOM and go NotReady",
-				QuoteKO: "새 ElastAlert 규칙으로 limit 없는 파드 메모리가 치솟아 노드가 SystemOOM 후 NotReady"},
+				QuoteKO: "새 ElastAlert 규칙으로 limit 없는 파드의 메모리가 치솟아 노드가 SystemOOM 을 겪고 NotReady 가 됐다"},
 			{Case: "IL-0547",
 				Quote:   "The report's explanation is that a build container probably used up the node's memory, since build pods had no memory limits at the time.",
 				QuoteKO: "보고서의 설명은 당시 빌드 파드에 메모리 제한이 없어서 빌드 컨테이너 하나가 노드 메모리를 다 썼을 것이라는 추정이다."},

@@ -90,7 +90,7 @@ func replicasNotSpread() *Check {
 		Citations: []Citation{
 			{Case: "IL-0542",
 				Quote:   "During a node pool upgrade the last old nodes, which carried all ingress-controller pods, were cordoned and mybinder.org was down for about 40 minutes unnoticed",
-				QuoteKO: "노드 풀 업그레이드 중 인그레스 컨트롤러 파드가 모두 올라가 있던 마지막 옛 노드들을 cordon 해, mybinder.org 가 아무도 모르게 약 40분 동안 내려감"},
+				QuoteKO: "노드 풀 업그레이드 중 인그레스 컨트롤러 파드가 모두 올라가 있던 마지막 옛 노드들을 cordon 해, mybinder.org 가 아무도 모르게 약 40분 동안 내려가 있었다"},
 			{Case: "IL-0560",
 				Quote:   "Letting every scan controller consolidate on one node meant a single unhealthy node affected every customer",
 				QuoteKO: "모든 스캔 컨트롤러가 노드 하나에 몰리게 둔 탓에 노드 하나의 고장이 모든 고객에게 번졌고"},
@@ -172,7 +172,7 @@ func noResourceRequests() *Check {
 		Citations: []Citation{
 			{Case: "IL-0712",
 				Quote:   "shared nodes with JupyterHub's core pods, which had no resource guarantees, and starved the WER hub into a total outage",
-				QuoteKO: "메모리를 4배 오버커밋한 학생 서버가 자원 보장이 없는 JupyterHub 핵심 파드와 같은 노드를 쓰면서 핵심 파드를 굶겨 WER 허브가 전면 중단됨"},
+				QuoteKO: "메모리를 4배 오버커밋한 학생 서버가 자원 보장이 없는 JupyterHub 핵심 파드와 같은 노드를 쓰면서 핵심 파드의 자원을 빼앗아 WER 허브가 전면 중단됐다"},
 			{Case: "IL-0779",
 				Quote:   "Pods without resource quotas overloaded a node in team Booking's okctl development cluster",
 				QuoteKO: "리소스 쿼터가 없는 파드들이 team Booking 의 okctl 개발 클러스터 노드를 과부하에 빠뜨려"},
