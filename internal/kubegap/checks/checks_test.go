@@ -289,15 +289,16 @@ func TestNotEvaluated(t *testing.T) {
 	}
 }
 
-// TestNoInit keeps the registry explicit: no file of the package may
-// register checks (or do anything else) from an init function.
-func TestNoInit(t *testing.T) {
-	files, err := filepath.Glob("*.go")
+// packageFiles parses the package's non-test files, by name.
+func packageFiles(t *testing.T) (*token.FileSet, map[string]*ast.File) {
+	t.Helper()
+	names, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)
 	}
 	fset := token.NewFileSet()
-	for _, f := range files {
+	files := map[string]*ast.File{}
+	for _, f := range names {
 		if strings.HasSuffix(f, "_test.go") {
 			continue
 		}
@@ -305,6 +306,16 @@ func TestNoInit(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		files[f] = file
+	}
+	return fset, files
+}
+
+// TestNoInit keeps the registry explicit: no file of the package may
+// register checks (or do anything else) from an init function.
+func TestNoInit(t *testing.T) {
+	fset, files := packageFiles(t)
+	for f, file := range files {
 		for _, d := range file.Decls {
 			if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv == nil && fn.Name.Name == "init" {
 				t.Errorf("%s: func init at line %d; list checks in their file's list function instead", f, fset.Position(fn.Pos()).Line)
@@ -318,11 +329,7 @@ func TestNoInit(t *testing.T) {
 // returning []*Check, unexported, with no parameters), and checkList calls every file's list, so a check
 // written but not listed fails here rather than never running.
 func TestEveryCheckListed(t *testing.T) {
-	files, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fset := token.NewFileSet()
+	_, files := packageFiles(t)
 	isType := func(e ast.Expr, slice bool) bool {
 		if a, ok := e.(*ast.ArrayType); ok {
 			if !slice || a.Len != nil {
@@ -354,14 +361,7 @@ func TestEveryCheckListed(t *testing.T) {
 	var lists []string
 	var inCheckList map[string]bool
 	constructors := 0
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
-		}
-		file, err := parser.ParseFile(fset, f, nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for f, file := range files {
 		var cons []*ast.FuncDecl
 		listed := map[string]bool{}
 		for _, d := range file.Decls {
