@@ -221,36 +221,25 @@ EOF
 gofmt -w internal/kubegap/checks/images.go
 d=internal/kubegap/checks/testdata/image-pull-never
 mkdir -p "$d"
-for f in fail fail-2; do
-  cat > "$d/$f.yaml" <<EOF
+# The same Deployment four times: pulling Never fails, IfNotPresent and
+# Always pass.
+for f in fail:Never fail-2:Never pass:IfNotPresent pass-2:Always; do
+  name=${f%%:*} policy=${f#*:}
+  cat > "$d/$name.yaml" <<EOF
 apiVersion: apps/v1
 kind: Deployment
-metadata: {name: $f, namespace: shop}
+metadata: {name: $name, namespace: shop}
 spec:
-  selector: {matchLabels: {app: $f}}
+  selector: {matchLabels: {app: $name}}
   template:
-    metadata: {labels: {app: $f}}
-    spec:
-      containers:
-      - {name: web, image: "registry.example.org/web:1.2.3", imagePullPolicy: Never}
-# expect: low Deployment shop/$f line 1 cases IL-0744
-# message: container web never pulls its image
-EOF
-done
-for f in pass pass-2; do
-  policy=IfNotPresent; [ "$f" = pass-2 ] && policy=Always
-  cat > "$d/$f.yaml" <<EOF
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: $f, namespace: shop}
-spec:
-  selector: {matchLabels: {app: $f}}
-  template:
-    metadata: {labels: {app: $f}}
+    metadata: {labels: {app: $name}}
     spec:
       containers:
       - {name: web, image: "registry.example.org/web:1.2.3", imagePullPolicy: $policy}
 EOF
+  if [ "$policy" = Never ]; then
+    printf '# expect: low Deployment shop/%s line 1 cases IL-0744\n# message: container web never pulls its image\n' "$name" >> "$d/$name.yaml"
+  fi
 done
 GOFLAGS=-race go generate ./internal/kubegap/checks
 changed "a kubegap check" internal/kubegap/checks/images.go "$d/fail.yaml" "$d/fail-2.yaml" "$d/pass.yaml" "$d/pass-2.yaml" docs/checks.md internal/checkindex/checks.json
