@@ -1,7 +1,8 @@
 // Package incidentlib holds the domain types of the incident library: the
 // case, the controlled vocabulary, and the errors every face of the product
 // shares. It depends on the standard library only, and it embeds the corpus
-// (cases/*.yaml and vocab.yaml) so that binaries need no files at run time.
+// (cases/*.yaml and vocab.yaml) and kubegap's check catalogue
+// (docs/checks.md) so that binaries need no files at run time.
 package incidentlib
 
 import (
@@ -18,6 +19,15 @@ var corpusFS embed.FS
 
 // CorpusFS returns the embedded corpus: vocab.yaml and the cases folder.
 func CorpusFS() fs.FS { return corpusFS }
+
+//go:embed docs/checks.md
+var checkCatalogue []byte
+
+// CheckCatalogue returns docs/checks.md, kubegap's check catalogue, which
+// kubegap writes from its registry. Its closing comment holds the index of
+// the checks that cite each case, which incidentlib serve reads
+// (internal/checkindex) without linking kubegap.
+func CheckCatalogue() []byte { return checkCatalogue }
 
 // Text is a piece of prose in both of the library's languages.
 type Text struct {

@@ -169,8 +169,8 @@ add_words about.cases.other "사례 %d건" "%d cases"
 changed "a page" internal/web/pages.go internal/web/templates/about.tmpl internal/locale/words.go
 
 # 4. A kubegap check: the check and its line in its file's list, its
-# fixtures, then go generate ./internal/kubegap/checks (docs/checks.md and
-# the check index the case pages read are derived from the registry).
+# fixture archive, then go generate ./internal/kubegap/checks (docs/checks.md,
+# with the check index the case pages read, is derived from the registry).
 python3 - <<'EOF'
 p = "internal/kubegap/checks/images.go"
 s = open(p).read()
@@ -219,13 +219,13 @@ func imagePullNever() *Check {
 open(p, "w").write(s)
 EOF
 gofmt -w internal/kubegap/checks/images.go
-d=internal/kubegap/checks/testdata/image-pull-never
-mkdir -p "$d"
-# The same Deployment four times: pulling Never fails, IfNotPresent and
-# Always pass.
+a=internal/kubegap/checks/testdata/image-pull-never.txtar
+# One archive: the same Deployment four times; pulling Never fails,
+# IfNotPresent and Always pass.
 for f in fail:Never fail-2:Never pass:IfNotPresent pass-2:Always; do
   name=${f%%:*} policy=${f#*:}
-  cat > "$d/$name.yaml" <<EOF
+  printf -- '-- %s.yaml --\n' "$name"
+  cat <<EOF
 apiVersion: apps/v1
 kind: Deployment
 metadata: {name: $name, namespace: shop}
@@ -238,13 +238,13 @@ spec:
       - {name: web, image: "registry.example.org/web:1.2.3", imagePullPolicy: $policy}
 EOF
   if [ "$policy" = Never ]; then
-    printf '# expect: low Deployment shop/%s line 1 cases IL-0744\n# message: container web never pulls its image\n' "$name" >> "$d/$name.yaml"
+    printf '# expect: low Deployment shop/%s line 1 cases IL-0744\n# message: container web never pulls its image\n' "$name"
   fi
-done
+done > "$a"
 GOFLAGS=-race go generate ./internal/kubegap/checks
-changed "a kubegap check" internal/kubegap/checks/images.go "$d/fail.yaml" "$d/fail-2.yaml" "$d/pass.yaml" "$d/pass-2.yaml" docs/checks.md internal/checkindex/checks.json
+changed "a kubegap check" internal/kubegap/checks/images.go "$a" docs/checks.md
 grep -q '`image-pull-never`' docs/checks.md || { echo "recipes: docs/checks.md lacks the new check"; exit 1; }
-grep -q '"image-pull-never"' internal/checkindex/checks.json || { echo "recipes: the check index lacks the new check"; exit 1; }
+grep -q '{"id":"image-pull-never"' docs/checks.md || { echo "recipes: the check index at the end of docs/checks.md lacks the new check"; exit 1; }
 
 # The four together pass the tests of the scratch clone, built with -race
 # as CI's own vet and test steps build, so that the modules' packages come

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/incidentlib/incidentlib/internal/gobuild"
+	"github.com/incidentlib/incidentlib/internal/kubegap/fixture"
 	"github.com/incidentlib/incidentlib/internal/kubegap/mcptools"
 )
 
@@ -30,8 +32,9 @@ func build(t *testing.T) string {
 // TestBinary runs the real binary: exit codes and the MCP server on stdio.
 func TestBinary(t *testing.T) {
 	bin := build(t)
+	failing := fixture.Path(t, "../../internal/kubegap/checks/testdata", "dns-few-replicas", "fail.yaml")
 
-	cmd := exec.Command(bin, "scan", "-f", "../../internal/kubegap/checks/testdata/dns-few-replicas/fail.yaml", "-o", "json", "--checks", "dns-few-replicas")
+	cmd := exec.Command(bin, "scan", "-f", failing, "-o", "json", "--checks", "dns-few-replicas")
 	out, err := cmd.Output()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
 		t.Fatalf("want exit 1 for findings, got %v", err)
@@ -78,7 +81,7 @@ func TestBinary(t *testing.T) {
 	requests := strings.Join([]string{
 		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"pipe","version":"1"}}}`,
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
-		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"scan","arguments":{"paths":["../../internal/kubegap/checks/testdata/dns-few-replicas/fail.yaml"],"checks":["dns-few-replicas"]}}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"scan","arguments":{"paths":[` + strconv.Quote(failing) + `],"checks":["dns-few-replicas"]}}}`,
 	}, "\n") + "\n"
 	pctx, pcancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer pcancel()

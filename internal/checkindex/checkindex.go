@@ -1,16 +1,15 @@
 // Package checkindex says which kubegap checks cite which cases, for the
-// case and topic pages of incidentlib serve. It holds the index as data
-// (checks.json), generated from kubegap's registry, so that the server
-// links no Kubernetes module; a test in ./gen fails when the data and the
-// registry disagree. Regenerate with:
+// case and topic pages of incidentlib serve. The index is data that
+// kubegap writes from its registry into the closing comment of its check
+// catalogue, docs/checks.md (embedded by the root package), so that the
+// server links no Kubernetes module. kubegap's TestDocsUpToDate fails when
+// the catalogue is not what the registry makes. Regenerate with:
 //
-//	go generate ./internal/checkindex
+//	go generate ./internal/kubegap/checks
 package checkindex
 
-//go:generate go run ./gen -o checks.json
-
 import (
-	_ "embed"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"sync"
@@ -28,9 +27,6 @@ type Check struct {
 	Cases []string `json:"cases"`
 }
 
-//go:embed checks.json
-var data []byte
-
 // Index maps case ids to the checks that cite them.
 type Index struct {
 	all    []Check
@@ -42,7 +38,7 @@ type Index struct {
 func Parse(b []byte) (*Index, error) {
 	var all []Check
 	if err := json.Unmarshal(b, &all); err != nil {
-		return nil, fmt.Errorf("read the kubegap check index: %w; regenerate it with go generate ./internal/checkindex", err)
+		return nil, fmt.Errorf("read the kubegap check index: %w; regenerate it with go generate ./internal/kubegap/checks", err)
 	}
 	ix := &Index{all: all, byCase: map[string][]Check{}}
 	for i, c := range all {
@@ -63,10 +59,62 @@ func Parse(b []byte) (*Index, error) {
 	return ix, nil
 }
 
-// BuiltIn returns the index built into the binary. It is read once, on
-// first use, so that the generator, which imports this package, still runs
-// when the file is broken.
-var BuiltIn = sync.OnceValues(func() (*Index, error) { return Parse(data) })
+// BuiltIn returns the index of the catalogue built into the binary. It is
+// read once, on first use, so that kubegap, which writes the catalogue
+// with this package, still runs when the file is broken.
+var BuiltIn = sync.OnceValues(func() (*Index, error) { return FromCatalogue(incidentlib.CheckCatalogue()) })
+
+// The comment that holds the index at the end of the catalogue: Open, a
+// newline, the index as Format writes it, then Close on a line of its own.
+const (
+	Open  = "<!-- kubegap check index (read by incidentlib serve; generated with the rest):"
+	Close = "-->"
+)
+
+// FromCatalogue reads the index from the closing comment of a catalogue.
+func FromCatalogue(md []byte) (*Index, error) {
+	_, rest, ok := bytes.Cut(md, []byte(Open+"\n"))
+	if !ok {
+		return nil, fmt.Errorf("the kubegap check catalogue holds no index comment; regenerate it with go generate ./internal/kubegap/checks")
+	}
+	body, _, ok := bytes.Cut(rest, []byte("\n"+Close))
+	if !ok {
+		return nil, fmt.Errorf("the index comment of the kubegap check catalogue is not closed; regenerate it with go generate ./internal/kubegap/checks")
+	}
+	return Parse(body)
+}
+
+// Format writes cs as the index, one check a line, in the order given (by
+// id), leaving out checks that cite no case: they have no place on a case
+// page. It refuses an index that would not read back.
+func Format(cs []Check) ([]byte, error) {
+	var buf bytes.Buffer
+	buf.WriteString("[")
+	n := 0
+	for _, c := range cs {
+		if len(c.Cases) == 0 {
+			continue
+		}
+		b, err := json.Marshal(c)
+		if err != nil {
+			return nil, err
+		}
+		if n > 0 {
+			buf.WriteByte(',')
+		}
+		buf.WriteString("\n")
+		buf.Write(b)
+		n++
+	}
+	buf.WriteString("\n]")
+	if bytes.Contains(buf.Bytes(), []byte(Close)) {
+		return nil, fmt.Errorf("the index holds %q, which would close its comment", Close)
+	}
+	if _, err := Parse(buf.Bytes()); err != nil {
+		return nil, fmt.Errorf("the registry makes an index that does not read back: %w", err)
+	}
+	return buf.Bytes(), nil
+}
 
 // All returns every check, sorted by id.
 func (ix *Index) All() []Check { return append([]Check(nil), ix.all...) }

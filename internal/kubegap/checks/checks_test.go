@@ -15,13 +15,15 @@ import (
 
 	"github.com/incidentlib/incidentlib/internal/kubegap"
 	"github.com/incidentlib/incidentlib/internal/kubegap/checks"
+	"github.com/incidentlib/incidentlib/internal/kubegap/fixture"
 	"github.com/incidentlib/incidentlib/internal/kubegap/inventory"
 )
 
-// TestFixtures runs every check over its fixtures in testdata/<check>/:
-// at least two fail*.yaml and two pass*.yaml files each, read through the
-// real manifest reader (fail.yaml and pass.yaml are the first of each,
-// and other packages' tests read them too). A failing fixture states what must be found in
+// TestFixtures runs every check over its fixtures, the txtar archive
+// testdata/<check>.txtar: at least two fail*.yaml and two pass*.yaml files
+// each, written out and read through the real manifest reader (fail.yaml
+// and pass.yaml are the first of each, and other packages' tests read them
+// too). A failing fixture states what must be found in
 // header comments, one line per finding:
 //
 //	# expect: SEVERITY KIND NAMESPACE/NAME line LINE cases ID,ID
@@ -43,26 +45,23 @@ func TestFixtures(t *testing.T) {
 	for _, c := range all {
 		known[c.ID] = true
 	}
-	dirs, err := os.ReadDir("testdata")
+	ids, err := fixture.IDs("testdata")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, d := range dirs {
-		if d.IsDir() && !known[d.Name()] {
-			t.Errorf("testdata/%s has no check of that id", d.Name())
+	for _, id := range ids {
+		if !known[id] {
+			t.Errorf("testdata/%s.txtar has no check of that id", id)
 		}
 	}
 	for _, c := range all {
 		t.Run(c.ID, func(t *testing.T) {
 			t.Parallel()
-			fails, _ := filepath.Glob(filepath.Join("testdata", c.ID, "fail*.yaml"))
-			passes, _ := filepath.Glob(filepath.Join("testdata", c.ID, "pass*.yaml"))
+			dir := fixture.Dir(t, "testdata", c.ID)
+			fails, _ := filepath.Glob(filepath.Join(dir, "fail*.yaml"))
+			passes, _ := filepath.Glob(filepath.Join(dir, "pass*.yaml"))
 			if len(fails) < 2 || len(passes) < 2 {
 				t.Errorf("check %s has %d failing and %d passing fixtures; want at least 2 of each", c.ID, len(fails), len(passes))
-			}
-			others, _ := filepath.Glob(filepath.Join("testdata", c.ID, "*"))
-			if len(others) != len(fails)+len(passes) {
-				t.Errorf("testdata/%s holds files that are neither fail*.yaml nor pass*.yaml: %v", c.ID, others)
 			}
 			for _, path := range append(fails, passes...) {
 				want, err := readExpect(path)
@@ -279,7 +278,7 @@ func TestNotEvaluated(t *testing.T) {
 	}
 	// An offline input with no Node says nothing about nodes.
 	d := checks.Get("node-disk-full-of-images")
-	inv2, _, err := kubegap.ReadFiles([]string{"testdata/no-memory-limit/fail.yaml"}, nil, []*checks.Check{d})
+	inv2, _, err := kubegap.ReadFiles([]string{fixture.Path(t, "testdata", "no-memory-limit", "fail.yaml")}, nil, []*checks.Check{d})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/incidentlib/incidentlib/internal/corpus"
 	"github.com/incidentlib/incidentlib/internal/kubegap"
 	"github.com/incidentlib/incidentlib/internal/kubegap/checks"
+	"github.com/incidentlib/incidentlib/internal/kubegap/fixture"
 )
 
 // uncited are the checks that no case of the corpus grounds: none of the
@@ -180,7 +181,7 @@ func fixtureFindings(t *testing.T) []checks.Finding {
 	var out []checks.Finding
 	for _, ck := range checks.All() {
 		cs := []*checks.Check{ck}
-		inv, _, err := kubegap.ReadFiles([]string{"testdata/" + ck.ID + "/fail.yaml"}, nil, cs)
+		inv, _, err := kubegap.ReadFiles([]string{fixture.Path(t, "testdata", ck.ID, "fail.yaml")}, nil, cs)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/incidentlib/incidentlib/internal/kubegap"
 	"github.com/incidentlib/incidentlib/internal/kubegap/checks"
+	"github.com/incidentlib/incidentlib/internal/kubegap/fixture"
 	"github.com/incidentlib/incidentlib/internal/kubegap/inventory"
 	"github.com/incidentlib/incidentlib/internal/kubegap/report"
 )
@@ -14,18 +15,20 @@ import (
 // partialFixtures hold Deployments and StatefulSets that the checks of
 // TestPartial flag, a Service behind an Ingress and one behind a load
 // balancer.
-var partialFixtures = []string{
-	"testdata/replicas-not-spread/fail-2.yaml",
-	"testdata/no-disruption-budget/fail-2.yaml",
-	"testdata/no-prestop-behind-lb/fail.yaml",
-	"testdata/no-prestop-behind-lb/fail-2.yaml",
+func partialFixtures(t *testing.T) []string {
+	return []string{
+		fixture.Path(t, "testdata", "replicas-not-spread", "fail-2.yaml"),
+		fixture.Path(t, "testdata", "no-disruption-budget", "fail-2.yaml"),
+		fixture.Path(t, "testdata", "no-prestop-behind-lb", "fail.yaml"),
+		fixture.Path(t, "testdata", "no-prestop-behind-lb", "fail-2.yaml"),
+	}
 }
 
 // unreadable reads the fixtures, then leaves the given kinds out as a live
 // scan does when the identity may not list them: no object, not read.
 func unreadable(t *testing.T, cs []*checks.Check, ks ...inventory.Kind) *inventory.Inventory {
 	t.Helper()
-	inv, _, err := kubegap.ReadFiles(partialFixtures, nil, cs)
+	inv, _, err := kubegap.ReadFiles(partialFixtures(t), nil, cs)
 	if err != nil {
 		t.Fatal(err)
 	}

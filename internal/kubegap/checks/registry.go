@@ -11,15 +11,15 @@ import (
 //
 // A new check is three steps (docs/ARCHITECTURE.md, "A kubegap check"):
 // the check and its line in its file's list (dnsChecks in dns.go, …);
-// testdata/<id>/ with at least two fail*.yaml and two pass*.yaml fixtures,
-// each failing one giving the findings it must produce, "# expect:
-// SEVERITY KIND NAMESPACE/NAME line LINE cases ID,ID", each followed by
-// "# message: " and the finding's English message (see TestFixtures); and
-// go generate ./internal/kubegap/checks, which writes what is derived from
-// the registry: docs/checks.md and internal/checkindex/checks.json.
+// testdata/<id>.txtar, one archive with at least two fail*.yaml and two
+// pass*.yaml fixtures, each failing one giving the findings it must
+// produce, "# expect: SEVERITY KIND NAMESPACE/NAME line LINE cases ID,ID",
+// each followed by "# message: " and the finding's English message (see
+// TestFixtures); and go generate ./internal/kubegap/checks, which writes
+// the one file derived from the registry: docs/checks.md, whose closing
+// comment is the index of cited cases that incidentlib serve reads.
 //
 //go:generate sh -c "cd ../../.. && go run ./cmd/kubegap checks -o markdown > docs/checks.md"
-//go:generate sh -c "cd ../../.. && go generate ./internal/checkindex"
 var registry = buildRegistry(checkList())
 
 // checkList gathers the checks of every file of checks: each file lists

@@ -21,10 +21,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/incidentlib/incidentlib/internal/kubegap/checks"
+	"github.com/incidentlib/incidentlib/internal/kubegap/fixture"
 	"github.com/incidentlib/incidentlib/internal/kubegap/report/sariftest"
 )
 
-const fixtures = "../checks/testdata"
+// checkdata holds the checks' fixture archives (internal/kubegap/fixture).
+const checkdata = "../checks/testdata"
 
 func run(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
@@ -69,14 +71,14 @@ func TestExitCodes(t *testing.T) {
 		code int
 		err  string
 	}{
-		{"clean", []string{"scan", "-f", fixtures + "/dns-few-replicas/pass.yaml", "--checks", "dns-few-replicas"}, 0, ""},
-		{"findings", []string{"scan", "-f", fixtures + "/dns-few-replicas/fail.yaml", "--checks", "dns-few-replicas"}, 1, ""},
-		{"below threshold", []string{"scan", "-f", fixtures + "/no-memory-limit/fail.yaml", "--checks", "no-memory-limit", "--fail-on", "high"}, 0, ""},
-		{"fail-on none", []string{"scan", "-f", fixtures + "/dns-few-replicas/fail.yaml", "--fail-on", "none"}, 0, ""},
-		{"unknown check", []string{"scan", "-f", fixtures, "--checks", "nope"}, 2, `unknown check "nope"`},
-		{"bad format", []string{"scan", "-f", fixtures, "-o", "xml"}, 2, "unknown output format"},
+		{"clean", []string{"scan", "-f", fixture.Path(t, checkdata, "dns-few-replicas", "pass.yaml"), "--checks", "dns-few-replicas"}, 0, ""},
+		{"findings", []string{"scan", "-f", fixture.Path(t, checkdata, "dns-few-replicas", "fail.yaml"), "--checks", "dns-few-replicas"}, 1, ""},
+		{"below threshold", []string{"scan", "-f", fixture.Path(t, checkdata, "no-memory-limit", "fail.yaml"), "--checks", "no-memory-limit", "--fail-on", "high"}, 0, ""},
+		{"fail-on none", []string{"scan", "-f", fixture.Path(t, checkdata, "dns-few-replicas", "fail.yaml"), "--fail-on", "none"}, 0, ""},
+		{"unknown check", []string{"scan", "-f", fixture.All(t, checkdata), "--checks", "nope"}, 2, `unknown check "nope"`},
+		{"bad format", []string{"scan", "-f", fixture.All(t, checkdata), "-o", "xml"}, 2, "unknown output format"},
 		{"bad lang", []string{"checks", "--lang", "fr"}, 2, "unknown language"},
-		{"bad severity", []string{"scan", "-f", fixtures, "--fail-on", "urgent"}, 2, "--fail-on"},
+		{"bad severity", []string{"scan", "-f", fixture.All(t, checkdata), "--fail-on", "urgent"}, 2, "--fail-on"},
 		{"missing file", []string{"scan", "-f", "no/such/file.yaml"}, 2, "no/such/file.yaml"},
 		{"explain unknown", []string{"explain", "nope"}, 2, "unknown check"},
 		{"empty folder", []string{"scan", "-f", emptyDir}, 2, "holds no Kubernetes object"},
@@ -156,7 +158,7 @@ func TestStdinAndUnknownKinds(t *testing.T) {
 func TestSuppressions(t *testing.T) {
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "kubegap.yaml")
-	fail := fixtures + "/dns-few-replicas/fail.yaml"
+	fail := fixture.Path(t, checkdata, "dns-few-replicas", "fail.yaml")
 
 	os.WriteFile(cfg, []byte("ignore:\n- check: dns-few-replicas\n  namespace: kube-*\n  name: core*\n  reason: test cluster\n"), 0o644)
 	if code, out, errs := run(t, "", "scan", "-f", fail, "--checks", "dns-few-replicas", "--config", cfg, "--lang", "en"); code != 0 || !strings.Contains(out, "1 suppressed") {
@@ -491,7 +493,7 @@ func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("disk ful
 // named.
 func TestExitInternal(t *testing.T) {
 	var errb bytes.Buffer
-	code := Main([]string{"scan", "-f", fixtures + "/dns-few-replicas/pass.yaml", "--checks", "dns-few-replicas"}, strings.NewReader(""), failingWriter{}, &errb)
+	code := Main([]string{"scan", "-f", fixture.Path(t, checkdata, "dns-few-replicas", "pass.yaml"), "--checks", "dns-few-replicas"}, strings.NewReader(""), failingWriter{}, &errb)
 	if code != ExitInternal || !strings.Contains(errb.String(), "internal error: write the report: disk full") {
 		t.Errorf("unwritable report: exit %d, stderr %q", code, errb.String())
 	}

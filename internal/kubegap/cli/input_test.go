@@ -9,6 +9,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/incidentlib/incidentlib/internal/kubegap/fixture"
 	"github.com/incidentlib/incidentlib/internal/kubegap/manifest"
 )
 
@@ -336,7 +337,7 @@ func TestNeverSilent(t *testing.T) {
 		{"only kinds no check reads", "", []string{"-f", sa}, "none of the 1 Kubernetes object in the input (" + sa + ") is of a kind the selected checks read (1 kind no check reads: v1 ServiceAccount)"},
 		{"only a chart", "", []string{"-f", chart}, "(1 file skipped: 1 Helm chart: use --chart); check the paths, and render Helm charts"},
 		{"helm failed", "Error: template: c/templates/x.yaml:3: unexpected EOF\n", []string{"-f", "-"}, "no Kubernetes object could be read from the input (standard input)"},
-		{"checks need nodes", "", []string{"-f", fixtures + "/dns-few-replicas/fail.yaml", "--checks", "node-disk-full-of-images"}, "is of a kind the selected checks read"},
+		{"checks need nodes", "", []string{"-f", fixture.Path(t, checkdata, "dns-few-replicas", "fail.yaml"), "--checks", "node-disk-full-of-images"}, "is of a kind the selected checks read"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, _, stderr := run(t, tc.stdin, append([]string{"scan"}, tc.args...)...)

@@ -28,6 +28,7 @@ import (
 	"github.com/incidentlib/incidentlib/internal/kubegap"
 	"github.com/incidentlib/incidentlib/internal/kubegap/checks"
 	"github.com/incidentlib/incidentlib/internal/kubegap/cli"
+	"github.com/incidentlib/incidentlib/internal/kubegap/fixture"
 	"github.com/incidentlib/incidentlib/internal/kubegap/inventory"
 	"github.com/incidentlib/incidentlib/internal/kubegap/kubetest"
 	"github.com/incidentlib/incidentlib/internal/kubegap/live"
@@ -35,28 +36,42 @@ import (
 	"github.com/incidentlib/incidentlib/internal/kubegap/report"
 )
 
-// The fixtures loaded into the real API server: fail fixtures whose objects
+// The fixtures loaded into the real API server: the fail.yaml of checks whose objects
 // do not collide, the CRDs they need, and 600 headless Services so that one
 // kind takes two pages. Webhook configurations come last: once they exist,
 // writes they intercept fail (their backends do not exist).
-var liveFixtures = []string{
+var liveFixtureNames = []string{
 	"testdata/crds.yaml",
-	"../checks/testdata/node-agent-unbounded-list/fail.yaml",
-	"../checks/testdata/dns-memory-limit/fail.yaml",
-	"../checks/testdata/service-selector-extra-label/fail.yaml",
-	"../checks/testdata/no-prestop-behind-lb/fail.yaml",
-	"../checks/testdata/external-dns-weight-missing/fail.yaml",
-	"../checks/testdata/node-disk-full-of-images/fail.yaml",
-	"../checks/testdata/node-disk-smaller-than-peers/fail.yaml",
-	"../checks/testdata/cpu-limit-cfs-bug-kernel/fail.yaml",
-	"../checks/testdata/master-node-label-selector/fail.yaml",
-	"../checks/testdata/dex-kubernetes-storage/fail.yaml",
-	"../checks/testdata/calico-ipam-gc/fail.yaml",
-	"../checks/testdata/prometheus-startup-window/fail.yaml",
-	"../checks/testdata/job-retries-unbounded-memory/fail.yaml",
+	"fixture:node-agent-unbounded-list",
+	"fixture:dns-memory-limit",
+	"fixture:service-selector-extra-label",
+	"fixture:no-prestop-behind-lb",
+	"fixture:external-dns-weight-missing",
+	"fixture:node-disk-full-of-images",
+	"fixture:node-disk-smaller-than-peers",
+	"fixture:cpu-limit-cfs-bug-kernel",
+	"fixture:master-node-label-selector",
+	"fixture:dex-kubernetes-storage",
+	"fixture:calico-ipam-gc",
+	"fixture:prometheus-startup-window",
+	"fixture:job-retries-unbounded-memory",
 	"BULK",
-	"../checks/testdata/webhook-covers-kube-system/fail.yaml",
-	"../checks/testdata/webhook-all-resources-fail-closed/fail.yaml",
+	"fixture:webhook-covers-kube-system",
+	"fixture:webhook-all-resources-fail-closed",
+}
+
+// liveFixtures returns liveFixtureNames with each "fixture:ID" written out
+// as the path of that check's fail.yaml.
+func liveFixtures(t testing.TB) []string {
+	t.Helper()
+	out := make([]string, len(liveFixtureNames))
+	for i, f := range liveFixtureNames {
+		if id, ok := strings.CutPrefix(f, "fixture:"); ok {
+			f = fixture.Path(t, "../checks/testdata", id, "fail.yaml")
+		}
+		out[i] = f
+	}
+	return out
 }
 
 const bulkServices = 600
@@ -206,7 +221,7 @@ roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: kubegap-reader}
 subjects:
 - {apiGroup: rbac.authorization.k8s.io, kind: User, name: reader}
 `)
-	for _, f := range liveFixtures {
+	for _, f := range liveFixtures(t) {
 		if f == "BULK" {
 			l.load("bulk", bulkYAML())
 			continue
@@ -228,7 +243,7 @@ func offline(t *testing.T, cs []*checks.Check) *kubegap.Result {
 		t.Fatal(err)
 	}
 	var paths []string
-	for _, f := range liveFixtures {
+	for _, f := range liveFixtures(t) {
 		if f == "BULK" {
 			f = bulk
 		}
@@ -437,7 +452,7 @@ func offlineLimited(t *testing.T, cs []*checks.Check) *kubegap.Result {
 			t.Fatalf("%s: %v", file, err)
 		}
 	}
-	for _, f := range liveFixtures {
+	for _, f := range liveFixtures(t) {
 		if f == "BULK" {
 			keep("bulk", bulkYAML())
 			continue

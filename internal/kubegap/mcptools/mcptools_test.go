@@ -11,6 +11,7 @@ import (
 
 	"github.com/incidentlib/incidentlib/internal/corpus"
 	"github.com/incidentlib/incidentlib/internal/kubegap/checks"
+	"github.com/incidentlib/incidentlib/internal/kubegap/fixture"
 	"github.com/incidentlib/incidentlib/internal/kubegap/mcptools"
 )
 
@@ -86,7 +87,7 @@ func TestTools(t *testing.T) {
 
 func TestScanManifests(t *testing.T) {
 	cs := connect(t)
-	y, err := os.ReadFile("../checks/testdata/dns-memory-limit/fail.yaml")
+	y, err := os.ReadFile(fixture.Path(t, "../checks/testdata", "dns-memory-limit", "fail.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +118,7 @@ func TestScanManifests(t *testing.T) {
 	if !res.IsError {
 		t.Errorf("empty scan should be an error")
 	}
-	res, _ = call(t, cs, "scan", map[string]any{"paths": []string{"../checks/testdata/dns-few-replicas/fail.yaml"}, "checks": []string{"dns-few-replicas"}})
+	res, _ = call(t, cs, "scan", map[string]any{"paths": []string{fixture.Path(t, "../checks/testdata", "dns-few-replicas", "fail.yaml")}, "checks": []string{"dns-few-replicas"}})
 	if res.IsError {
 		t.Errorf("paths scan failed: %s", textOf(res))
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/incidentlib/incidentlib/internal/corpus"
 	"github.com/incidentlib/incidentlib/internal/kubegap"
 	"github.com/incidentlib/incidentlib/internal/kubegap/checks"
+	"github.com/incidentlib/incidentlib/internal/kubegap/fixture"
 	"github.com/incidentlib/incidentlib/internal/kubegap/inventory"
 	"github.com/incidentlib/incidentlib/internal/kubegap/live"
 	"github.com/incidentlib/incidentlib/internal/kubegap/mcptools"
@@ -26,7 +27,7 @@ func TestScanPartial(t *testing.T) {
 		t.Fatal(err)
 	}
 	scan := func(_ context.Context, _ live.Options, _ time.Duration, cs []*checks.Check, cfg *kubegap.Config, ann bool) (*kubegap.Result, error) {
-		inv, _, err := kubegap.ReadFiles([]string{"../checks/testdata/replicas-not-spread/fail-2.yaml"}, nil, cs)
+		inv, _, err := kubegap.ReadFiles([]string{fixture.Path(t, "../checks/testdata", "replicas-not-spread", "fail-2.yaml")}, nil, cs)
 		if err != nil {
 			return nil, err
 		}

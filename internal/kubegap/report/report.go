@@ -10,6 +10,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/incidentlib/incidentlib/internal/checkindex"
+
 	"github.com/incidentlib/incidentlib"
 	"github.com/incidentlib/incidentlib/internal/kubegap"
 	"github.com/incidentlib/incidentlib/internal/kubegap/checks"
@@ -397,8 +399,23 @@ func writeCatalogueMarkdown(w io.Writer, cs []*checks.Check, titleOf func(id str
 		}
 		fmt.Fprintf(&b, "\n**%s.** %s\n", locale.T(locale.KO, "report.how_to_fix"), c.Remediation.KO)
 	}
-	_, err := io.WriteString(w, b.String())
+	index, err := checkindex.Format(IndexOf(cs))
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(&b, "\n%s\n%s\n%s\n", checkindex.Open, index, checkindex.Close)
+	_, err = io.WriteString(w, b.String())
 	return err
+}
+
+// IndexOf is the index of cs that the catalogue's closing comment holds
+// for incidentlib serve: each check's id, severity, title and cases.
+func IndexOf(cs []*checks.Check) []checkindex.Check {
+	out := make([]checkindex.Check, 0, len(cs))
+	for _, c := range cs {
+		out = append(out, checkindex.Check{ID: c.ID, Severity: c.Severity.String(), Title: c.Title, Cases: c.Cases})
+	}
+	return out
 }
 
 // noCaseEN is what the catalogue says of a check that no case grounds.

@@ -7,9 +7,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/incidentlib/incidentlib/internal/checkindex"
 	"github.com/incidentlib/incidentlib/internal/corpus"
 	"github.com/incidentlib/incidentlib/internal/kubegap"
 	"github.com/incidentlib/incidentlib/internal/kubegap/checks"
+	"github.com/incidentlib/incidentlib/internal/kubegap/fixture"
 	"github.com/incidentlib/incidentlib/internal/kubegap/inventory"
 	"github.com/incidentlib/incidentlib/internal/kubegap/report"
 )
@@ -17,7 +21,7 @@ import (
 func fixtureResult(t *testing.T) *kubegap.Result {
 	t.Helper()
 	cs := checks.All()
-	inv, _, err := kubegap.ReadFiles([]string{"../checks/testdata/dns-few-replicas/fail.yaml", "../checks/testdata/no-prestop-behind-lb/fail.yaml"}, nil, cs)
+	inv, _, err := kubegap.ReadFiles([]string{fixture.Path(t, "../checks/testdata", "dns-few-replicas", "fail.yaml"), fixture.Path(t, "../checks/testdata", "no-prestop-behind-lb", "fail.yaml")}, nil, cs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,5 +265,41 @@ func TestRBAC(t *testing.T) {
 	}
 	if !strings.Contains(out, "kind: Role\n") || !strings.Contains(out, "namespace: kube-system") {
 		t.Errorf("ConfigMaps should be granted in kube-system only:\n%s", out)
+	}
+}
+
+// TestCatalogueIndexAnswersLikeRegistry asks the index in the catalogue's
+// closing comment, as incidentlib serve reads it from docs/checks.md, case
+// by case, what kubegap's registry says; TestDocsUpToDate (cli) holds the
+// file to this output.
+func TestCatalogueIndexAnswersLikeRegistry(t *testing.T) {
+	var md bytes.Buffer
+	if err := report.WriteCatalogue(&md, checks.All(), "markdown", "en", func(string) string { return "" }); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := checkindex.FromCatalogue(md.Bytes())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]checkindex.Check{}
+	cited := 0
+	for _, c := range checks.All() {
+		if len(c.Cases) > 0 {
+			cited++
+		}
+		for _, id := range c.Cases {
+			want[id] = append(want[id], checkindex.Check{ID: c.ID, Severity: c.Severity.String(), Title: c.Title, Cases: c.Cases})
+		}
+	}
+	if len(want) == 0 {
+		t.Fatal("kubegap's registry cites no case")
+	}
+	for id, w := range want {
+		if d := cmp.Diff(w, ix.ForCase(id)); d != "" {
+			t.Errorf("ForCase(%s) (-registry +index):\n%s", id, d)
+		}
+	}
+	if n := len(ix.All()); n != cited {
+		t.Errorf("the index holds %d checks, the registry %d that cite a case", n, cited)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/incidentlib/incidentlib/internal/kubegap"
 	"github.com/incidentlib/incidentlib/internal/kubegap/checks"
+	"github.com/incidentlib/incidentlib/internal/kubegap/fixture"
 	"github.com/incidentlib/incidentlib/internal/kubegap/inventory"
 	"github.com/incidentlib/incidentlib/internal/kubegap/report"
 	"github.com/incidentlib/incidentlib/internal/kubegap/report/sariftest"
@@ -51,7 +52,7 @@ func TestSARIFSchemaValidates(t *testing.T) {
 func TestSARIFOfEveryFixture(t *testing.T) {
 	cs := checks.All()
 	var files []string
-	filepath.WalkDir("../checks/testdata", func(p string, d fs.DirEntry, err error) error {
+	filepath.WalkDir(fixture.All(t, "../checks/testdata"), func(p string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && (strings.HasSuffix(p, ".yaml") || strings.HasSuffix(p, ".json")) {
 			files = append(files, p)
 		}
@@ -73,7 +74,7 @@ func TestSARIFOfEveryFixture(t *testing.T) {
 		})
 	}
 	t.Run("stdin", func(t *testing.T) {
-		y, _ := os.ReadFile("../checks/testdata/dns-few-replicas/fail.yaml")
+		y, _ := os.ReadFile(fixture.Path(t, "../checks/testdata", "dns-few-replicas", "fail.yaml"))
 		inv, in, problems, err := kubegap.ReadInput([]string{"-"}, bytes.NewReader(y), cs, kubegap.ReadOptions{})
 		if err != nil {
 			t.Fatal(err)
@@ -112,7 +113,7 @@ func TestSARIFOfEveryFixture(t *testing.T) {
 // the log still passes the schema.
 func TestSARIFPartial(t *testing.T) {
 	cs := checks.All()
-	inv, _, err := kubegap.ReadFiles([]string{"../checks/testdata/no-prestop-behind-lb/fail.yaml", "../checks/testdata/no-prestop-behind-lb/fail-2.yaml"}, nil, cs)
+	inv, _, err := kubegap.ReadFiles([]string{fixture.Path(t, "../checks/testdata", "no-prestop-behind-lb", "fail.yaml"), fixture.Path(t, "../checks/testdata", "no-prestop-behind-lb", "fail-2.yaml")}, nil, cs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +205,7 @@ func TestSARIFURIBaseIDs(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Relative: a fixture with findings, and the upstream folder's problems.
-	log := scan("../checks/testdata/dns-few-replicas/fail.yaml", "../testdata/upstream/broken")
+	log := scan(relativeFixture(t, "dns-few-replicas", "fail.yaml"), "../testdata/upstream/broken")
 	run := log.Runs[0]
 	base, ok := run.OriginalURIBaseIDs["%SRCROOT%"]
 	if !ok || base.URI != "file://"+filepath.ToSlash(wd)+"/" {
@@ -238,9 +239,36 @@ func TestSARIFURIBaseIDs(t *testing.T) {
 		}
 	}
 	// Absolute: no base.
-	abs, _ := filepath.Abs("../checks/testdata/dns-few-replicas/fail.yaml")
+	abs, _ := filepath.Abs(fixture.Path(t, "../checks/testdata", "dns-few-replicas", "fail.yaml"))
 	log = scan(abs)
 	if run := log.Runs[0]; run.OriginalURIBaseIDs != nil || len(run.Results) == 0 || run.Results[0].Locations[0].PhysicalLocation.ArtifactLocation.URIBaseID != "" {
 		t.Errorf("absolute path: %+v", run)
 	}
+}
+
+// relativeFixture writes a check's fixture into a temporary folder inside
+// the package's own folder (a dot folder, which Go's tools ignore) and
+// returns its path relative to the working directory.
+func relativeFixture(t *testing.T, id, name string) string {
+	t.Helper()
+	files, err := fixture.Read("../checks/testdata", id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := os.MkdirTemp(".", ".fixture-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	for _, f := range files {
+		if f.Name == name {
+			p := filepath.Join(dir, name)
+			if err := os.WriteFile(p, f.Data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return p
+		}
+	}
+	t.Fatalf("the fixtures of %s hold no %s", id, name)
+	return ""
 }
