@@ -262,4 +262,4 @@ grep -q '{"id":"image-pull-never"' docs/checks.md || { echo "recipes: the check 
 mapfile -t pkgs < <(go list ./... | grep -v -e '/internal/kubegap/' -e '/cmd/kubegap$'; go list ./internal/kubegap/mcptools ./internal/kubegap/checks)
 skip='^(TestKillDuringWrites|TestSIGTERMDuringLoad|TestPostgresRestartUnderLoad|TestTwoServeProcessesOnPostgres|TestReplicasSeeEachOthersWrites|TestCrawl|TestFastAnalyzerMatchesAnalyzer|TestSequenceMatchesAnalyzer)$'
 go test -race -skip "$skip" "${pkgs[@]}"
-echo "recipes: a case field (4 files), an MCP tool (2), a page (3) and a kubegap check (1 file, 4 fixtures, 2 generated) added by their recipes; go test passes on ${#pkgs[@]} packages: ok"
+echo "recipes: a case field (4 files), an MCP tool (2), a page (3) and a kubegap check (3: the check, its fixture archive, the generated docs/checks.md) added by their recipes; go test passes on ${#pkgs[@]} packages: ok"
