@@ -27,8 +27,10 @@ cli() { "$insp/node_modules/.bin/mcp-inspector" --cli "http://127.0.0.1:$port/mc
 
 # The tools and their example calls come from the tool registry
 # (tools/mcpexamples), never from a list kept here.
-mapfile -t tools < <(go run ./tools/mcpexamples -names)
-mapfile -t examples < <(go run ./tools/mcpexamples)
+# The lister the caller built ($MCPEXAMPLES_BIN, as .ci/run does), or go run.
+list_examples() { if [ -n "${MCPEXAMPLES_BIN:-}" ]; then "$MCPEXAMPLES_BIN" "$@"; else go run ./tools/mcpexamples "$@"; fi; }
+mapfile -t tools < <(list_examples -names)
+mapfile -t examples < <(list_examples)
 [ ${#tools[@]} -gt 0 ] && [ ${#examples[@]} -ge ${#tools[@]} ] || { echo "mcp-inspector: the registry gave no tools or examples"; exit 1; }
 out=$(cli --method tools/list)
 for tool in "${tools[@]}"; do
