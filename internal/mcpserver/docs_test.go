@@ -41,7 +41,8 @@ func TestDocumentsFollowTheRegistry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"go run ./tools/mcpexamples -names", "go run ./tools/mcpexamples)"} {
+	// The lister is the binary CI built from tools/mcpexamples, or go run.
+	for _, want := range []string{`"$MCPEXAMPLES_BIN" "$@"; else go run ./tools/mcpexamples "$@"`, "< <(list_examples -names)", "< <(list_examples)"} {
 		if !strings.Contains(string(ci), want) {
 			t.Errorf(".ci/mcp-inspector.sh does not read the registry (%s)", want)
 		}
