@@ -7,10 +7,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 cache=${INCIDENTLIB_CACHE:-/var/cache/incidentlib}
 insp="$cache/mcp-inspector-0.15.0"
+# "install" only installs the Inspector (.ci/run does it in the background
+# from the start, while the network is all the step waits on).
 if [ ! -x "$insp/node_modules/.bin/mcp-inspector" ]; then
   mkdir -p "$insp"
   npm install --prefix "$insp" --no-audit --no-fund @modelcontextprotocol/inspector@0.15.0 >/dev/null
 fi
+[ "${1:-}" = install ] && exit 0
 tmp=$(mktemp -d)
 trap 'kill $pid 2>/dev/null || true; rm -rf "$tmp"' EXIT
 # The binary the caller built ($INCIDENTLIB_BIN, as .ci/run does), or a
