@@ -47,15 +47,17 @@ build_flags=(-trimpath -buildvcs=false)
 # left to optimise; 496 more, such as client-go's informers and typed
 # clients, are linked by nothing else. Without optimisation, client-go's
 # informers and typed clients compiled in 182 s against 240 s.)
-# The binaries carry no DWARF (-w), which nothing here reads.
-# unoptimised_flags DIR PKG prints one -gcflags=PKG=-N -l line per package
+# The binaries carry no DWARF (-w, and -dwarf=false for the packages only
+# they link, so that it is not generated to be thrown away), which nothing
+# here reads.
+# unoptimised_flags DIR PKG prints one -gcflags=PKG=... line per package
 # that only PKG (in module DIR) links, sorted, so that the flags, and with
 # them the build cache's keys, are the same on every run.
 unoptimised_flags() {
   local dir=$1 pkg=$2 fmt='{{if not .Standard}}{{.ImportPath}}{{end}}'
   comm -23 <(cd "$dir" && CGO_ENABLED=0 go list -deps -f "$fmt" "$pkg" | LC_ALL=C sort -u) \
     <(cd "$root" && CGO_ENABLED=0 go list -deps -test -f "$fmt" ./... | LC_ALL=C sort -u) |
-    sed 's/.*/-gcflags=&=-N -l/'
+    sed 's/.*/-gcflags=&=-N -l -dwarf=false/'
 }
 
 build_binaries() {

@@ -178,7 +178,7 @@ func newRoot(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(newScan(stdin, stdout, stderr), newChecks(stdout), newExplain(stdout), newRBAC(stdout), newMCP(stdin, stdout))
+	root.AddCommand(newScan(stdin, stdout, stderr), newRender(stdout), newChecks(stdout), newExplain(stdout), newRBAC(stdout), newMCP(stdin, stdout))
 	if name, ok := root.Annotations[cobra.CommandDisplayNameAnnotation]; ok {
 		for _, c := range root.Commands() {
 			c.Example = strings.ReplaceAll(c.Example, "kubegap ", name+" ")
@@ -331,7 +331,7 @@ func (f *scanFlags) register(fl *pflag.FlagSet) {
 	fl.DurationVar(&f.timeout, "timeout", 5*time.Minute, "live: timeout of the whole scan")
 	fl.BoolVar(&f.strict, "strict", false, "files: exit 2 when any part of the input could not be read (the report still lists everything)")
 	fl.StringVar(&f.kubeVersion, "kube-version", manifest.NewestKube.String(), "files: the Kubernetes release to read for; objects in API versions it no longer serves are problems")
-	addRenderFlags(fl, &f.render)
+	addRenderFlags(fl, &f.render, "scan")
 }
 
 func contains(s []string, v string) bool {

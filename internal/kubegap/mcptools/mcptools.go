@@ -66,36 +66,50 @@ type Render struct {
 	Kustomize string
 }
 
-// ReadRendered renders the chart or builds the kustomization, then reads
-// its objects as a file scan does (problems, counts, namespaces as o gives
-// them, removed API versions), each located at its template or source
-// file. The command line and the scan tool share it.
-func ReadRendered(ctx context.Context, r Render, cs []*checks.Check, o kubegap.ReadOptions) (*inventory.Inventory, *kubegap.Input, []manifest.Problem, error) {
+// Docs renders the chart or builds the kustomization: the documents a scan
+// of r reads, each located at its template or source file. namespace is
+// the chart's release namespace, kv the Kubernetes release its templates
+// render for (the newest kubegap knows when zero). The scan and render
+// commands and the scan tool share it.
+func (r Render) Docs(ctx context.Context, namespace string, kv manifest.KubeVersion) ([]render.Doc, error) {
 	var docs []render.Doc
 	var what string
 	var err error
-	kv := o.KubeVersion
 	if kv.Minor == 0 {
 		kv = manifest.NewestKube
 	}
 	switch {
 	case r.Chart != "" && r.Kustomize != "":
-		return nil, nil, nil, errors.New("a chart and a kustomization cannot be scanned together: scan one at a time")
+		return nil, errors.New("a chart and a kustomization cannot be scanned together: scan one at a time")
 	case r.Chart != "":
 		what = "chart " + r.Chart
 		docs, err = render.Chart(ctx, render.ChartOptions{Chart: r.Chart, ValuesFiles: r.Values, Set: r.Set,
-			Release: r.Release, Namespace: o.Namespace, KubeVersion: "v" + kv.String() + ".0"})
+			Release: r.Release, Namespace: namespace, KubeVersion: "v" + kv.String() + ".0"})
 	default:
 		what = "kustomization " + r.Kustomize
 		docs, err = render.Kustomize(r.Kustomize)
 	}
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, err
 	}
 	if len(docs) == 0 {
-		return nil, nil, nil, fmt.Errorf("the %s rendered no Kubernetes object: check its values and conditions", what)
+		return nil, fmt.Errorf("the %s rendered no Kubernetes object: check its values and conditions", what)
 	}
-	o.KubeVersion = kv
+	return docs, nil
+}
+
+// ReadRendered renders the chart or builds the kustomization (Docs), then
+// reads its objects as a file scan does (problems, counts, namespaces as o
+// gives them, removed API versions), each located at its template or
+// source file. The command line and the scan tool share it.
+func ReadRendered(ctx context.Context, r Render, cs []*checks.Check, o kubegap.ReadOptions) (*inventory.Inventory, *kubegap.Input, []manifest.Problem, error) {
+	docs, err := r.Docs(ctx, o.Namespace, o.KubeVersion)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if o.KubeVersion.Minor == 0 {
+		o.KubeVersion = manifest.NewestKube
+	}
 	o.Streams = append(o.Streams, render.Streams(docs)...)
 	return kubegap.ReadInput(nil, nil, cs, o)
 }
