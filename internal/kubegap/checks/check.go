@@ -79,9 +79,11 @@ type Check struct {
 	// StatefulSets. With one kind of each group read, the check is
 	// evaluated on what was read and reported as partial for the others.
 	AnyOf [][]inventory.Kind
-	// Optional are kinds the check can do without: objects of them only
-	// ever add findings (or raise their severity), never take one away.
-	// One not read makes the check partial, not unevaluated.
+	// Optional are kinds the check can do without: objects of them add
+	// findings (or raise their severity), or rule out a finding that the
+	// check would otherwise report (a workload no Service selects), so
+	// that without them the check errs towards reporting, never towards a
+	// silent pass. One not read makes the check partial, not unevaluated.
 	Optional []inventory.Kind
 	// NeedObjects are kinds of which at least one object must be present:
 	// an offline input without any Node says nothing about nodes.

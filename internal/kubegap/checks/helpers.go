@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -209,4 +210,26 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// servicesIn indexes inv's Services by namespace: a Service selects pods of
+// its own namespace only, so a check compares it with those alone and stays
+// linear in the size of the cluster.
+func servicesIn(inv *inventory.Inventory) map[string][]*corev1.Service {
+	m := map[string][]*corev1.Service{}
+	for _, s := range inv.Services {
+		m[s.Namespace] = append(m[s.Namespace], s)
+	}
+	return m
+}
+
+// workloadsIn indexes the workloads of the given kinds by namespace.
+func workloadsIn(inv *inventory.Inventory, kinds ...string) map[string][]workload {
+	m := map[string][]workload{}
+	for _, w := range workloads(inv) {
+		if slices.Contains(kinds, w.Ref.Kind) {
+			m[w.Ref.Namespace] = append(m[w.Ref.Namespace], w)
+		}
+	}
+	return m
 }

@@ -21,6 +21,7 @@ func nodeChecks() []*Check {
 		nodeDiskSmallerThanPeers(),
 		cpuLimitCFSBugKernel(),
 		masterNodeLabelSelector(),
+		awsCNIWarmIPTarget(),
 	}
 }
 
@@ -362,4 +363,65 @@ func centosFixed(v string) bool {
 		}
 	}
 	return true
+}
+
+// awsCNIWarmIPTarget builds the aws-cni-warm-ip-target check.
+func awsCNIWarmIPTarget() *Check {
+	c := &Check{
+		ID:       "aws-cni-warm-ip-target",
+		Severity: High,
+		Title: incidentlib.Text{
+			EN: "AWS VPC CNI warm IP settings can stop pod starts while pods come and go (WARM_IP_TARGET=1, or every target 0)",
+			KO: "AWS VPC CNI의 웜 IP 설정이 파드가 생기고 지워지는 동안 파드 기동을 막을 수 있음(WARM_IP_TARGET=1, 또는 모든 목표치 0)",
+		},
+		Remediation: incidentlib.Text{
+			EN: "Read the VPC CNI's documentation on WARM_IP_TARGET and MINIMUM_IP_TARGET before changing them: IPs in their 30-second cooldown count toward WARM_IP_TARGET, so give it room for the pods a node deletes in 30 seconds, or leave it unset and tune WARM_ENI_TARGET. Free subnet addresses with larger or added subnets (or prefix delegation) rather than a minimal warm pool.",
+			KO: "WARM_IP_TARGET과 MINIMUM_IP_TARGET을 바꾸기 전에 VPC CNI 문서를 읽으세요. 30초 쿨다운 중인 IP도 WARM_IP_TARGET에 들어가므로, 노드가 30초 동안 지우는 파드만큼 여유를 두거나, 설정하지 말고 WARM_ENI_TARGET을 조정하세요. 서브넷 주소가 모자라면 웜 풀을 최소로 줄이기보다 서브넷을 넓히거나 더하세요(또는 prefix delegation).",
+		},
+		LooksAt: incidentlib.Text{
+			EN: "The environment of the AWS VPC CNI DaemonSet (aws-node, or an amazon-k8s-cni image). WARM_IP_TARGET=1 is reported: IPs in the 30-second cooldown after a pod is deleted count toward the target, so on a node where pods come and go, ipamd holds no free address and every pod start there can wait 30 seconds. WARM_IP_TARGET, MINIMUM_IP_TARGET and WARM_ENI_TARGET all 0 is reported too: ipamd then allocates only when every IP is taken and no pod was deleted on the node in the last 30 seconds.",
+			KO: "AWS VPC CNI DaemonSet(aws-node, 또는 amazon-k8s-cni 이미지)의 환경 변수를 봅니다. WARM_IP_TARGET=1이면 보고합니다. 파드가 지워진 뒤 30초 쿨다운 중인 IP도 목표치에 들어가므로, 파드가 생기고 지워지는 노드에서는 ipamd가 여유 주소를 하나도 두지 않아 그 노드의 파드 기동이 모두 30초씩 기다릴 수 있습니다. WARM_IP_TARGET, MINIMUM_IP_TARGET, WARM_ENI_TARGET이 모두 0이어도 보고합니다. 그러면 ipamd는 모든 IP가 쓰이고 최근 30초 동안 그 노드에서 지워진 파드가 없을 때에만 할당합니다.",
+		},
+		CannotSee: incidentlib.Text{
+			EN: "Values that come from a ConfigMap or an add-on's configuration rather than the DaemonSet's own env, how fast pods churn on each node, and other small warm targets that may hold too little under heavy churn.",
+			KO: "DaemonSet 자신의 env가 아니라 ConfigMap이나 애드온 설정에서 오는 값, 노드마다 파드가 얼마나 빨리 바뀌는지, 변동이 심할 때 모자랄 수 있는 다른 작은 웜 목표치는 보지 못합니다.",
+		},
+		Kinds: []inventory.Kind{inventory.DaemonSet},
+		Citations: []Citation{
+			{Case: "IL-0556",
+				Quote:   "WARM_IP_TARGET is not a smaller WARM_ENI_TARGET: with it set, IPs in the 30-second cooldown count toward the target, so a value of 1 can stop every pod start on that node for 30 seconds whenever a pod is removed; a value of 0 disables it.",
+				QuoteKO: "WARM_IP_TARGET 은 더 작은 WARM_ENI_TARGET 이 아니다. 이 값을 쓰면 30초 쿨다운 중인 IP 도 목표치에 들어가서, 1 로 두면 파드가 지워질 때마다 그 노드의 기동이 30초 동안 모두 막힐 수 있다. 0 은 기능을 끄는 것과 같다."},
+		},
+	}
+	c.Run = func(inv *inventory.Inventory) []Finding {
+		var out []Finding
+		for _, d := range inv.DaemonSets {
+			for _, ctr := range d.Spec.Template.Spec.Containers {
+				// The CNI container itself, not aws-node's network policy agent.
+				if ctr.Name != "aws-node" && !strings.Contains(ctr.Image, "amazon-k8s-cni") {
+					continue
+				}
+				env := map[string]string{}
+				for _, e := range ctr.Env {
+					if e.ValueFrom == nil {
+						env[e.Name] = strings.TrimSpace(e.Value)
+					}
+				}
+				var en, ko string
+				switch {
+				case env["WARM_IP_TARGET"] == "1":
+					en = "WARM_IP_TARGET=1: IPs in their 30-second cooldown count toward it, so while pods are deleted and created the node keeps no free address and pod starts wait"
+					ko = "WARM_IP_TARGET=1: 30초 쿨다운 중인 IP도 여기에 들어가므로, 파드가 지워지고 생기는 동안 노드에 여유 주소가 남지 않아 파드 기동이 기다립니다"
+				case env["WARM_IP_TARGET"] == "0" && env["MINIMUM_IP_TARGET"] == "0" && env["WARM_ENI_TARGET"] == "0":
+					en = "WARM_IP_TARGET, MINIMUM_IP_TARGET and WARM_ENI_TARGET are all 0: ipamd allocates only when every IP is in use and no pod was deleted on the node in the last 30 seconds"
+					ko = "WARM_IP_TARGET, MINIMUM_IP_TARGET, WARM_ENI_TARGET이 모두 0입니다. ipamd는 모든 IP가 쓰이고 최근 30초 동안 그 노드에서 지워진 파드가 없을 때에만 할당합니다"
+				default:
+					continue
+				}
+				out = append(out, c.finding(0, ref("DaemonSet", d.Namespace, d.Name), en, ko))
+			}
+		}
+		return out
+	}
+	return c
 }

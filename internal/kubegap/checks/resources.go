@@ -171,6 +171,15 @@ func prometheusStartupWindow() *Check {
 	return p
 }
 
+// deployHook reports whether a Job is a Helm or Argo CD hook: a step of an
+// install or a sync (a certificate, a migration) that the tool runs and
+// deletes, not a batch job of the workload.
+func deployHook(ann map[string]string) bool {
+	_, helm := ann["helm.sh/hook"]
+	_, argo := ann["argocd.argoproj.io/hook"]
+	return helm || argo
+}
+
 // jobRetriesUnboundedMemory builds the job-retries-unbounded-memory check.
 func jobRetriesUnboundedMemory() *Check {
 	j := &Check{
@@ -185,12 +194,12 @@ func jobRetriesUnboundedMemory() *Check {
 			KO: "Job 컨테이너에 메모리(와 CPU) 제한을 두고, backoffLimit을 정말 원하는 재시도 수로(반복되면 안 되는 작업은 0) 정하고, activeDeadlineSeconds와 podFailurePolicy도 고려하세요. restartPolicy: Never는 Job이 아니라 파드에 적용됩니다.",
 		},
 		LooksAt: incidentlib.Text{
-			EN: "Jobs and CronJobs whose backoffLimit is not 0 (the default is 6) and whose containers have no memory limit. When such a run exhausts its node, the node fails, and the Job controller starts a new pod on another node, which fails the same way, node after node.",
-			KO: "backoffLimit이 0이 아니고(기본값 6) 컨테이너에 메모리 제한이 없는 Job과 CronJob을 봅니다. 그런 실행이 노드를 고갈시키면 노드가 죽고, Job 컨트롤러가 다른 노드에 새 파드를 띄워 같은 식으로 노드를 하나씩 쓰러뜨립니다.",
+			EN: "Jobs and CronJobs whose backoffLimit is not 0 (the default is 6) and whose containers have no memory limit. When such a run exhausts its node, the node fails, and the Job controller starts a new pod on another node, which fails the same way, node after node. Jobs that are Helm or Argo CD hooks (the helm.sh/hook or argocd.argoproj.io/hook annotation) are left out: they are steps of an install or a sync, such as issuing a certificate, not the batch work of the cited case.",
+			KO: "backoffLimit이 0이 아니고(기본값 6) 컨테이너에 메모리 제한이 없는 Job과 CronJob을 봅니다. 그런 실행이 노드를 고갈시키면 노드가 죽고, Job 컨트롤러가 다른 노드에 새 파드를 띄워 같은 식으로 노드를 하나씩 쓰러뜨립니다. Helm이나 Argo CD 훅인 Job(helm.sh/hook 또는 argocd.argoproj.io/hook 어노테이션)은 보지 않습니다. 인증서 발급처럼 설치나 동기화의 한 단계일 뿐, 인용한 장애의 배치 작업이 아니기 때문입니다.",
 		},
 		CannotSee: incidentlib.Text{
-			EN: "LimitRange defaults and admission policies that add limits, how much memory the job really uses, and node auto-repair settings.",
-			KO: "제한을 붙이는 LimitRange 기본값과 어드미션 정책, 작업이 실제로 쓰는 메모리, 노드 자동 복구 설정은 보지 못합니다.",
+			EN: "LimitRange defaults and admission policies that add limits, how much memory the job really uses, a hook Job that does heavy work (a large migration), and node auto-repair settings.",
+			KO: "제한을 붙이는 LimitRange 기본값과 어드미션 정책, 작업이 실제로 쓰는 메모리, 무거운 일을 하는 훅 Job(큰 마이그레이션), 노드 자동 복구 설정은 보지 못합니다.",
 		},
 		Kinds: []inventory.Kind{inventory.LimitRange},
 		AnyOf: [][]inventory.Kind{{inventory.Job, inventory.CronJob}},
@@ -220,7 +229,7 @@ func jobRetriesUnboundedMemory() *Check {
 				fmt.Sprintf("최대 %d번 재시도하며 매번 다른 노드로 갈 수 있는데, 컨테이너 %s에 메모리 제한이 없습니다", tries, l)))
 		}
 		for _, jb := range inv.Jobs {
-			if len(jb.OwnerReferences) > 0 {
+			if len(jb.OwnerReferences) > 0 || deployHook(jb.Annotations) {
 				continue
 			}
 			check(ref("Job", jb.Namespace, jb.Name), jb.Spec.BackoffLimit, &jb.Spec.Template)

@@ -5,8 +5,10 @@ import (
 	"sort"
 	"strings"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
+	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/incidentlib/incidentlib"
 	"github.com/incidentlib/incidentlib/internal/kubegap/inventory"
@@ -20,6 +22,9 @@ func rolloutChecks() []*Check {
 		noPrestopBehindLB(),
 		noDisruptionBudget(),
 		externalDNSWeightMissing(),
+		updatesOnDelete(),
+		budgetBlocksDrain(),
+		localTrafficPolicy(),
 	}
 }
 
@@ -381,4 +386,172 @@ func preStop(cs []corev1.Container) (bool, int64) {
 		}
 	}
 	return hook, wait
+}
+
+// updatesOnDelete builds the updates-on-delete check.
+func updatesOnDelete() *Check {
+	c := &Check{
+		ID:       "updates-on-delete",
+		Severity: Medium,
+		Title: incidentlib.Text{
+			EN: "StatefulSet or DaemonSet updates wait for someone to delete each pod (updateStrategy OnDelete)",
+			KO: "StatefulSet이나 DaemonSet의 업데이트가 누군가 파드를 하나씩 지울 때까지 기다림(updateStrategy OnDelete)",
+		},
+		Remediation: incidentlib.Text{
+			EN: "Use the RollingUpdate strategy (the default in apps/v1) so that a changed template reaches the pods when it is applied, where it can be watched and rolled back. If OnDelete is deliberate, make deleting the pods part of every deploy and alert when the pods' revision lags the object's.",
+			KO: "RollingUpdate 전략(apps/v1의 기본값)을 써서, 바뀐 템플릿이 적용되는 그때 파드에 반영되고 그 자리에서 지켜보고 되돌릴 수 있게 하세요. OnDelete가 의도된 것이라면 파드 삭제를 모든 배포의 한 단계로 넣고, 파드의 리비전이 객체의 리비전보다 뒤처지면 알림을 거세요.",
+		},
+		LooksAt: incidentlib.Text{
+			EN: "The update strategy of StatefulSets and DaemonSets. With OnDelete, applying a new template (a new image, new flags) changes no running pod: each keeps the old spec until it is deleted, by hand or by a node drain, so a deploy seems to succeed while nothing changes, and a bad change starts much later, when nobody is watching it.",
+			KO: "StatefulSet과 DaemonSet의 업데이트 전략을 봅니다. OnDelete이면 새 템플릿(새 이미지, 새 플래그)을 적용해도 돌고 있는 파드는 하나도 바뀌지 않습니다. 파드는 손으로든 노드 drain으로든 지워질 때까지 옛 스펙을 유지하므로, 배포는 성공한 듯 보여도 바뀐 것이 없고, 잘못된 변경은 한참 뒤 아무도 지켜보지 않을 때 시작됩니다.",
+		},
+		CannotSee: incidentlib.Text{
+			EN: "Whether the pods already run the current template (the revisions in the object's status are not compared), and rollouts paused or partitioned in other ways (a RollingUpdate partition).",
+			KO: "파드가 이미 현재 템플릿으로 돌고 있는지(객체 status의 리비전은 비교하지 않습니다), 다른 방식으로 멈추거나 나뉜 롤아웃(RollingUpdate partition)은 보지 못합니다.",
+		},
+		AnyOf: [][]inventory.Kind{{inventory.StatefulSet, inventory.DaemonSet}},
+		Citations: []Citation{
+			{Case: "IL-0434",
+				Quote:   "The Boskos StatefulSet was not set up to roll out updates, so an update silently did nothing.",
+				QuoteKO: "Boskos StatefulSet 은 업데이트를 롤아웃하도록 설정돼 있지 않아, 갱신이 조용히 아무 일도 하지 않았다."},
+		},
+	}
+	c.Run = func(inv *inventory.Inventory) []Finding {
+		var out []Finding
+		report := func(r inventory.Ref) {
+			out = append(out, c.finding(0, r,
+				"updateStrategy is OnDelete: a new template reaches a pod only when that pod is deleted, so an applied update can do nothing until a drain or a restart starts it unwatched",
+				"updateStrategy가 OnDelete입니다. 새 템플릿은 파드가 지워질 때에야 그 파드에 반영되므로, 적용한 업데이트가 drain이나 재시작으로 아무도 지켜보지 않을 때 시작될 때까지 아무 일도 하지 않을 수 있습니다"))
+		}
+		for _, s := range inv.StatefulSets {
+			if s.Spec.UpdateStrategy.Type == appsv1.OnDeleteStatefulSetStrategyType {
+				report(ref("StatefulSet", s.Namespace, s.Name))
+			}
+		}
+		for _, d := range inv.DaemonSets {
+			if d.Spec.UpdateStrategy.Type == appsv1.OnDeleteDaemonSetStrategyType {
+				report(ref("DaemonSet", d.Namespace, d.Name))
+			}
+		}
+		return out
+	}
+	return c
+}
+
+// budgetBlocksDrain builds the disruption-budget-blocks-drain check.
+func budgetBlocksDrain() *Check {
+	c := &Check{
+		ID:       "disruption-budget-blocks-drain",
+		Severity: Medium,
+		Title: incidentlib.Text{
+			EN: "PodDisruptionBudget allows no eviction, so node drains stall",
+			KO: "축출을 하나도 허용하지 않아 노드 drain을 멈춰 세우는 PodDisruptionBudget",
+		},
+		Remediation: incidentlib.Text{
+			EN: "Let every budget allow at least one disruption when all its pods are healthy: maxUnavailable: 1 (or a percentage), or minAvailable below the replica count; run two or more replicas of anything with a budget. Check the budgets that charts install by default, and watch drains for evictions refused by a budget.",
+			KO: "모든 파드가 건강할 때 적어도 하나는 중단할 수 있게 예산을 두세요. maxUnavailable: 1(또는 비율)이나 복제본 수보다 작은 minAvailable을 쓰고, 예산이 있는 것은 복제본을 둘 이상 두세요. 차트가 기본으로 설치하는 예산을 확인하고, drain 중 예산 때문에 거절되는 축출을 지켜보세요.",
+		},
+		LooksAt: incidentlib.Text{
+			EN: "PodDisruptionBudgets and the Deployments and StatefulSets they select. A budget with maxUnavailable 0 (or 0%), minAvailable 100%, or a minAvailable count at or above the replicas of the workloads it selects allows no eviction even when every pod is healthy: a drain waits on it forever, the node stays in service with its pods, and node pool changes that count on drains (upgrades, replacing a pool) stall or leave traffic on the old nodes.",
+			KO: "PodDisruptionBudget과 그것이 고르는 Deployment, StatefulSet을 봅니다. maxUnavailable이 0(또는 0%)이거나 minAvailable이 100%이거나, minAvailable 개수가 고르는 워크로드의 복제본 수 이상이면, 모든 파드가 건강해도 축출을 하나도 허용하지 않습니다. drain은 끝없이 기다리고, 노드는 파드를 품은 채 남으며, drain에 기대는 노드 풀 변경(업그레이드, 풀 교체)이 멈추거나 트래픽이 옛 노드에 남습니다.",
+		},
+		CannotSee: incidentlib.Text{
+			EN: "Budgets that block only while pods are unhealthy, workloads other than Deployments and StatefulSets (their replicas are not counted, so a minAvailable count is judged only against those), and drains that bypass budgets.",
+			KO: "파드가 건강하지 않을 때만 막는 예산, Deployment와 StatefulSet이 아닌 워크로드(그 복제본은 세지 않으므로 minAvailable 개수는 이 둘에 대해서만 판단합니다), 예산을 우회하는 drain은 보지 못합니다.",
+		},
+		Kinds:    []inventory.Kind{inventory.PDB},
+		Optional: []inventory.Kind{inventory.Deployment, inventory.StatefulSet},
+		Citations: []Citation{
+			{Case: "IL-1020",
+				Quote:   "The drain stalled on disruption budgets misconfigured on the team's side: it did not need them and had kept them from a Helm chart's defaults.",
+				QuoteKO: "드레인은 팀 쪽에서 잘못 설정된 PodDisruptionBudget 에 걸려 멈췄다. 팀에는 필요 없었고, Helm 차트의 기본값을 그대로 둔 것이었다."},
+		},
+	}
+	c.Run = func(inv *inventory.Inventory) []Finding {
+		var out []Finding
+		ws := workloadsIn(inv, "Deployment", "StatefulSet")
+		for _, p := range inv.PDBs {
+			why := ""
+			switch mu, ma := p.Spec.MaxUnavailable, p.Spec.MinAvailable; {
+			case mu != nil && (mu.String() == "0" || mu.String() == "0%"):
+				why = "maxUnavailable " + mu.String()
+			case ma != nil && ma.String() == "100%":
+				why = "minAvailable 100%"
+			case ma != nil && ma.Type == intstr.Int:
+				total, names := 0, []string{}
+				for _, w := range ws[p.Namespace] {
+					if selectorMatches(p.Spec.Selector, w.Template.Labels) {
+						total += w.Replicas
+						names = append(names, w.Ref.Kind+" "+w.Ref.Name)
+					}
+				}
+				if len(names) > 0 && int(ma.IntVal) >= total {
+					why = fmt.Sprintf("minAvailable %d with %s selected (%s)", ma.IntVal, plural(total, "1 replica", fmt.Sprintf("%d replicas", total)), strings.Join(names, ", "))
+				}
+			}
+			if why == "" {
+				continue
+			}
+			out = append(out, c.finding(0, ref("PodDisruptionBudget", p.Namespace, p.Name),
+				fmt.Sprintf("%s allows no eviction even with every pod healthy: a node drain waits on it and the pods stay on the old node", why),
+				fmt.Sprintf("%s: 모든 파드가 건강해도 축출을 하나도 허용하지 않습니다. 노드 drain이 이 예산에서 멈추고 파드는 옛 노드에 남습니다", why)))
+		}
+		return out
+	}
+	return c
+}
+
+// localTrafficPolicy builds the lb-local-traffic-policy check.
+func localTrafficPolicy() *Check {
+	c := &Check{
+		ID:       "lb-local-traffic-policy",
+		Severity: Low,
+		Title: incidentlib.Text{
+			EN: "Load balancer Service with externalTrafficPolicy Local sends traffic only to nodes that run one of its pods",
+			KO: "externalTrafficPolicy Local인 로드 밸런서 Service는 파드가 도는 노드로만 트래픽을 보냄",
+		},
+		Remediation: incidentlib.Text{
+			EN: "Keep externalTrafficPolicy Local only where the client address is needed, and then run the backing pods on every node the load balancer uses (a DaemonSet), or make sure that node pool changes move the pods to the new nodes before the old ones leave the load balancer. Otherwise use Cluster.",
+			KO: "externalTrafficPolicy Local은 클라이언트 주소가 꼭 필요할 때만 쓰세요. 그럴 때는 로드 밸런서가 쓰는 모든 노드에 뒤의 파드를 띄우거나(DaemonSet), 노드 풀을 바꿀 때 옛 노드가 로드 밸런서에서 빠지기 전에 파드가 새 노드로 옮겨 가게 하세요. 그렇지 않다면 Cluster를 쓰세요.",
+		},
+		LooksAt: incidentlib.Text{
+			EN: "Services of type LoadBalancer with externalTrafficPolicy Local whose pods come from a Deployment or StatefulSet of the input. With Local, a node without one of the Service's pods fails the load balancer's health check on purpose and gets no traffic. When nodes are replaced and the pods have not moved (a drain that is blocked or not yet done), the new nodes forward nothing and the Service is unreachable.",
+			KO: "externalTrafficPolicy가 Local인 LoadBalancer 타입 Service 가운데 파드가 입력의 Deployment나 StatefulSet에서 오는 것을 봅니다. Local에서는 Service의 파드가 없는 노드가 로드 밸런서 헬스 체크에 일부러 떨어져 트래픽을 받지 않습니다. 노드를 교체하는데 파드가 옮겨 가지 않았다면(drain이 막혔거나 아직 끝나지 않았다면), 새 노드는 아무것도 넘기지 않고 Service에 닿을 수 없게 됩니다.",
+		},
+		CannotSee: incidentlib.Text{
+			EN: "How nodes are replaced, where the pods run now, and load balancers that check pods directly (container-native load balancing).",
+			KO: "노드를 어떻게 교체하는지, 파드가 지금 어디서 도는지, 파드를 직접 검사하는 로드 밸런서(컨테이너 네이티브 부하 분산)는 보지 못합니다.",
+		},
+		Kinds: []inventory.Kind{inventory.Service},
+		AnyOf: [][]inventory.Kind{{inventory.Deployment, inventory.StatefulSet}},
+		Citations: []Citation{
+			{Case: "IL-1020",
+				Quote:   "Check Service definitions more than once: externalTrafficPolicy Local, a default of the ingress-nginx manifests for GCP, makes nodes without an ingress pod fail the load balancer's health check on purpose.",
+				QuoteKO: "Service 정의는 두 번, 세 번 확인한다. GCP 용 ingress-nginx 매니페스트의 기본값인 externalTrafficPolicy Local 은 인그레스 파드가 없는 노드가 로드 밸런서 헬스 체크에 일부러 떨어지게 만든다."},
+		},
+	}
+	c.Run = func(inv *inventory.Inventory) []Finding {
+		var out []Finding
+		ws := workloadsIn(inv, "Deployment", "StatefulSet")
+		for _, s := range inv.Services {
+			if s.Spec.Type != corev1.ServiceTypeLoadBalancer || s.Spec.ExternalTrafficPolicy != corev1.ServiceExternalTrafficPolicyLocal {
+				continue
+			}
+			var backs []string
+			for _, w := range ws[s.Namespace] {
+				if mapSelects(s.Spec.Selector, w.Template.Labels) {
+					backs = append(backs, fmt.Sprintf("%s %s (%s)", w.Ref.Kind, w.Ref.Name, plural(w.Replicas, "1 replica", fmt.Sprintf("%d replicas", w.Replicas))))
+				}
+			}
+			if len(backs) == 0 {
+				continue
+			}
+			l := strings.Join(backs, ", ")
+			out = append(out, c.finding(0, ref("Service", s.Namespace, s.Name),
+				fmt.Sprintf("externalTrafficPolicy Local in front of %s: only nodes running one of its pods pass the load balancer's health check, so nodes replaced before the pods move forward nothing", l),
+				fmt.Sprintf("%s 앞의 externalTrafficPolicy Local: 파드가 도는 노드만 로드 밸런서 헬스 체크를 통과하므로, 파드가 옮겨 가기 전에 노드를 교체하면 아무것도 넘겨지지 않습니다", l)))
+		}
+		return out
+	}
+	return c
 }
