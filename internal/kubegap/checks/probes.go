@@ -241,8 +241,8 @@ func readinessProbeMissing() *Check {
 			KO: "Service 포트를 맡는 모든 컨테이너에, 파드가 요청에 답하는 데 필요한 것(그 포트와, 없으면 일할 수 없는 의존 서비스)을 확인하는 readiness 프로브를 몇 초 단위의 허용 시간으로 두세요. 그래야 일할 수 없는 파드가 Service 엔드포인트에서 빨리 빠지고, 새 파드는 준비가 됐을 때에만 트래픽을 받습니다.",
 		},
 		LooksAt: incidentlib.Text{
-			EN: "Deployments and StatefulSets whose pods a Service of the input selects, and the containers that serve the Service's target ports (matched by port number or name; when no container declares a matching port, every container that declares ports, or the first). Such a container with no readiness probe counts as ready as soon as it starts, so the Service sends requests to a pod that cannot answer them yet, or no longer can.",
-			KO: "입력의 Service가 파드를 고르는 Deployment와 StatefulSet, 그리고 Service의 targetPort를 맡는 컨테이너(포트 번호나 이름으로 맞춥니다. 맞는 포트를 밝힌 컨테이너가 없으면 포트를 밝힌 모든 컨테이너, 그것도 없으면 첫 컨테이너)를 봅니다. 그런 컨테이너에 readiness 프로브가 없으면 뜨자마자 준비된 것으로 치므로, Service는 아직 답할 수 없거나 더는 답할 수 없는 파드로 요청을 보냅니다.",
+			EN: "Deployments and StatefulSets whose pods a Service of the input selects, and the containers that serve the Service's target ports (matched by port number or name; when no container declares a matching port, every container that declares ports, or the first). Such a container with no readiness probe counts as ready as soon as it starts, so the Service sends requests to a pod that cannot answer them yet, or no longer can. Services that only expose metrics for scraping (a name ending in -metrics, or only ports whose names mention metrics) are left out.",
+			KO: "입력의 Service가 파드를 고르는 Deployment와 StatefulSet, 그리고 Service의 targetPort를 맡는 컨테이너(포트 번호나 이름으로 맞춥니다. 맞는 포트를 밝힌 컨테이너가 없으면 포트를 밝힌 모든 컨테이너, 그것도 없으면 첫 컨테이너)를 봅니다. 그런 컨테이너에 readiness 프로브가 없으면 뜨자마자 준비된 것으로 치므로, Service는 아직 답할 수 없거나 더는 답할 수 없는 파드로 요청을 보냅니다. 스크레이핑용 메트릭만 내놓는 Service(이름이 -metrics로 끝나거나, 포트 이름이 모두 metrics를 담은 것)는 보지 않습니다.",
 		},
 		CannotSee: incidentlib.Text{
 			EN: "Whether an existing probe checks the right thing or reacts fast enough, Services that select pods of other kinds, and traffic that reaches pods without a Service.",
@@ -267,7 +267,7 @@ func readinessProbeMissing() *Check {
 			var missing []string
 			seen := map[string]bool{}
 			for _, s := range byNS[w.Ref.Namespace] {
-				if !mapSelects(s.Spec.Selector, w.Template.Labels) {
+				if !mapSelects(s.Spec.Selector, w.Template.Labels) || metricsOnly(s) {
 					continue
 				}
 				svcs = append(svcs, s.Name)
@@ -289,6 +289,21 @@ func readinessProbeMissing() *Check {
 		return out
 	}
 	return c
+}
+
+// metricsOnly reports whether a Service only exposes metrics for scraping
+// (its name ends in -metrics, or every port's name mentions metrics): it
+// carries no requests of users, whose failure the cited case shows.
+func metricsOnly(s *corev1.Service) bool {
+	if strings.HasSuffix(s.Name, "-metrics") {
+		return true
+	}
+	for _, p := range s.Spec.Ports {
+		if !strings.Contains(p.Name, "metrics") {
+			return false
+		}
+	}
+	return len(s.Spec.Ports) > 0
 }
 
 // servingContainers returns the containers that serve s's target ports:
