@@ -1,6 +1,7 @@
 package checks
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -203,6 +204,11 @@ func estimatedPods(inv *inventory.Inventory) int {
 		}
 	}
 	return n
+}
+
+// replicaCount says n replicas in English: "1 replica", "3 replicas".
+func replicaCount(n int) string {
+	return plural(n, "1 replica", fmt.Sprintf("%d replicas", n))
 }
 
 func plural(n int, one, many string) string {

@@ -486,7 +486,7 @@ func budgetBlocksDrain() *Check {
 					}
 				}
 				if len(names) > 0 && int(ma.IntVal) >= total {
-					why = fmt.Sprintf("minAvailable %d with %s selected (%s)", ma.IntVal, plural(total, "1 replica", fmt.Sprintf("%d replicas", total)), strings.Join(names, ", "))
+					why = fmt.Sprintf("minAvailable %d with %s selected (%s)", ma.IntVal, replicaCount(total), strings.Join(names, ", "))
 				}
 			}
 			if why == "" {
@@ -540,7 +540,7 @@ func localTrafficPolicy() *Check {
 			var backs []string
 			for _, w := range ws[s.Namespace] {
 				if mapSelects(s.Spec.Selector, w.Template.Labels) {
-					backs = append(backs, fmt.Sprintf("%s %s (%s)", w.Ref.Kind, w.Ref.Name, plural(w.Replicas, "1 replica", fmt.Sprintf("%d replicas", w.Replicas))))
+					backs = append(backs, fmt.Sprintf("%s %s (%s)", w.Ref.Kind, w.Ref.Name, replicaCount(w.Replicas)))
 				}
 			}
 			if len(backs) == 0 {
