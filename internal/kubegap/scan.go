@@ -198,6 +198,7 @@ func Evaluate(inv *inventory.Inventory, cs []*checks.Check, cfg *Config, annotat
 			res.Findings = append(res.Findings, f)
 		}
 	}
+	fieldLines(res.Findings, res.Sources)
 	sort.SliceStable(res.Findings, func(i, j int) bool {
 		a, b := res.Findings[i], res.Findings[j]
 		if a.Severity != b.Severity {

@@ -126,6 +126,13 @@ type Finding struct {
 	Cases    []string
 	// Citations are the check's citations, with the quotes behind Cases.
 	Citations []Citation
+	// Field is the path of the field at fault in the object, as the
+	// manifest writes it ("spec.template.spec.containers[0].livenessProbe"),
+	// when the check names one.
+	Field string
+	// FieldLine is the line of Field in the object's file, filled in by
+	// the scan (0 when unknown: live objects, chart templates, stdin).
+	FieldLine int
 }
 
 // All returns the registry, sorted by id.
@@ -169,6 +176,13 @@ func Kinds(cs []*Check) []inventory.Kind {
 }
 
 // finding builds a Finding of c on ref with a message in both languages.
+// findingAt is a finding that names the field at fault.
+func (c *Check) findingAt(sev Severity, ref inventory.Ref, field, en, ko string) Finding {
+	f := c.finding(sev, ref, en, ko)
+	f.Field = field
+	return f
+}
+
 func (c *Check) finding(sev Severity, ref inventory.Ref, en, ko string) Finding {
 	if sev == 0 {
 		sev = c.Severity

@@ -206,6 +206,25 @@ func estimatedPods(inv *inventory.Inventory) int {
 	return n
 }
 
+// podSpecPath is the path of w's pod spec in its manifest.
+func podSpecPath(kind string) string {
+	if kind == "CronJob" {
+		return "spec.jobTemplate.spec.template.spec"
+	}
+	return "spec.template.spec"
+}
+
+// containerPath is the path of the container named name in w's pod spec,
+// or of the pod spec when none has that name.
+func containerPath(kind string, t *corev1.PodTemplateSpec, name string) string {
+	for i, c := range t.Spec.Containers {
+		if c.Name == name {
+			return fmt.Sprintf("%s.containers[%d]", podSpecPath(kind), i)
+		}
+	}
+	return podSpecPath(kind)
+}
+
 // replicaCount says n replicas in English: "1 replica", "3 replicas".
 func replicaCount(n int) string {
 	return plural(n, "1 replica", fmt.Sprintf("%d replicas", n))

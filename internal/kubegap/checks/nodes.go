@@ -396,17 +396,18 @@ func awsCNIWarmIPTarget() *Check {
 	c.Run = func(inv *inventory.Inventory) []Finding {
 		var out []Finding
 		for _, d := range inv.DaemonSets {
-			for _, ctr := range d.Spec.Template.Spec.Containers {
+			for ci, ctr := range d.Spec.Template.Spec.Containers {
 				// The CNI container itself, not aws-node's network policy agent.
 				if ctr.Name != "aws-node" && !strings.Contains(ctr.Image, "amazon-k8s-cni") {
 					continue
 				}
-				env := map[string]string{}
-				for _, e := range ctr.Env {
+				env, at := map[string]string{}, map[string]int{}
+				for i, e := range ctr.Env {
 					if e.ValueFrom == nil {
-						env[e.Name] = strings.TrimSpace(e.Value)
+						env[e.Name], at[e.Name] = strings.TrimSpace(e.Value), i
 					}
 				}
+				field := fmt.Sprintf("spec.template.spec.containers[%d].env[%d]", ci, at["WARM_IP_TARGET"])
 				var en, ko string
 				switch {
 				case env["WARM_IP_TARGET"] == "1":
@@ -418,7 +419,7 @@ func awsCNIWarmIPTarget() *Check {
 				default:
 					continue
 				}
-				out = append(out, c.finding(0, ref("DaemonSet", d.Namespace, d.Name), en, ko))
+				out = append(out, c.findingAt(0, ref("DaemonSet", d.Namespace, d.Name), field, en, ko))
 			}
 		}
 		return out

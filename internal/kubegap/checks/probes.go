@@ -153,7 +153,7 @@ func livenessSameAsReadiness() *Check {
 				continue
 			}
 			l := strings.Join(same, ", ")
-			out = append(out, c.finding(0, w.Ref,
+			out = append(out, c.findingAt(0, w.Ref, containerPath(w.Ref.Kind, w.Template, same[0])+".livenessProbe",
 				fmt.Sprintf("container %s: liveness and readiness run the same check, so a pod that is merely overloaded or whose dependency is slow is restarted instead of taken out of rotation", l),
 				fmt.Sprintf("컨테이너 %s: liveness와 readiness가 같은 검사를 합니다. 과부하이거나 의존 서비스가 느릴 뿐인 파드가 트래픽에서 빠지는 대신 재시작됩니다", l)))
 		}
@@ -202,23 +202,28 @@ func livenessShortWindow() *Check {
 				continue
 			}
 			var short []string
+			first := ""
 			for _, ctr := range w.Template.Spec.Containers {
 				p := ctr.LivenessProbe
 				if p == nil {
 					continue
 				}
+				n := len(short)
 				switch win := livenessWindow(p); {
 				case win < shortLiveness:
 					short = append(short, fmt.Sprintf("%s (%ds)", ctr.Name, win))
 				case win == shortLiveness && isJVM(&ctr):
 					short = append(short, fmt.Sprintf("%s (%ds, a JVM)", ctr.Name, win))
 				}
+				if n == 0 && len(short) == 1 {
+					first = ctr.Name
+				}
 			}
 			if len(short) == 0 {
 				continue
 			}
 			l := strings.Join(short, ", ")
-			out = append(out, c.finding(0, w.Ref,
+			out = append(out, c.findingAt(0, w.Ref, containerPath(w.Ref.Kind, w.Template, first)+".livenessProbe",
 				fmt.Sprintf("liveness probe of container %s kills it after that long without an answer: a longer pause under load or at an agent attach becomes a restart loop", l),
 				fmt.Sprintf("컨테이너 %s의 liveness 프로브는 그 시간만 응답이 없어도 컨테이너를 죽입니다. 부하나 에이전트 부착으로 그보다 오래 멈추면 재시작이 반복됩니다", l)))
 		}
@@ -282,7 +287,7 @@ func readinessProbeMissing() *Check {
 				continue
 			}
 			l, sv := strings.Join(missing, ", "), strings.Join(svcs, ", ")
-			out = append(out, c.finding(0, w.Ref,
+			out = append(out, c.findingAt(0, w.Ref, containerPath(w.Ref.Kind, w.Template, missing[0]),
 				fmt.Sprintf("container %s serves Service %s with no readiness probe: a pod gets traffic as soon as it starts, ready or not", l, sv),
 				fmt.Sprintf("컨테이너 %s는 readiness 프로브 없이 Service %s를 맡습니다. 파드는 준비가 됐든 안 됐든 뜨자마자 트래픽을 받습니다", l, sv)))
 		}

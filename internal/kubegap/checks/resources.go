@@ -224,7 +224,7 @@ func jobRetriesUnboundedMemory() *Check {
 				tries = int(*backoff)
 			}
 			l := strings.Join(names, ", ")
-			out = append(out, j.finding(0, r,
+			out = append(out, j.findingAt(0, r, containerPath(r.Kind, t, names[0])+".resources.limits",
 				fmt.Sprintf("may retry %d times, each possibly on another node, while container %s has no memory limit", tries, l),
 				fmt.Sprintf("최대 %d번 재시도하며 매번 다른 노드로 갈 수 있는데, 컨테이너 %s에 메모리 제한이 없습니다", tries, l)))
 		}

@@ -419,7 +419,7 @@ func updatesOnDelete() *Check {
 	c.Run = func(inv *inventory.Inventory) []Finding {
 		var out []Finding
 		report := func(r inventory.Ref) {
-			out = append(out, c.finding(0, r,
+			out = append(out, c.findingAt(0, r, "spec.updateStrategy.type",
 				"updateStrategy is OnDelete: a new template reaches a pod only when that pod is deleted, so an applied update can do nothing until a drain or a restart starts it unwatched",
 				"updateStrategy가 OnDelete입니다. 새 템플릿은 파드가 지워질 때에야 그 파드에 반영되므로, 적용한 업데이트가 drain이나 재시작으로 아무도 지켜보지 않을 때 시작될 때까지 아무 일도 하지 않을 수 있습니다"))
 		}
@@ -471,10 +471,10 @@ func budgetBlocksDrain() *Check {
 		var out []Finding
 		ws := workloadsIn(inv, "Deployment", "StatefulSet")
 		for _, p := range inv.PDBs {
-			why := ""
+			why, field := "", "spec.minAvailable"
 			switch mu, ma := p.Spec.MaxUnavailable, p.Spec.MinAvailable; {
 			case mu != nil && (mu.String() == "0" || mu.String() == "0%"):
-				why = "maxUnavailable " + mu.String()
+				why, field = "maxUnavailable "+mu.String(), "spec.maxUnavailable"
 			case ma != nil && ma.String() == "100%":
 				why = "minAvailable 100%"
 			case ma != nil && ma.Type == intstr.Int:
@@ -492,7 +492,7 @@ func budgetBlocksDrain() *Check {
 			if why == "" {
 				continue
 			}
-			out = append(out, c.finding(0, ref("PodDisruptionBudget", p.Namespace, p.Name),
+			out = append(out, c.findingAt(0, ref("PodDisruptionBudget", p.Namespace, p.Name), field,
 				fmt.Sprintf("%s allows no eviction even with every pod healthy: a node drain waits on it and the pods stay on the old node", why),
 				fmt.Sprintf("%s: 모든 파드가 건강해도 축출을 하나도 허용하지 않습니다. 노드 drain이 이 예산에서 멈추고 파드는 옛 노드에 남습니다", why)))
 		}
@@ -547,7 +547,7 @@ func localTrafficPolicy() *Check {
 				continue
 			}
 			l := strings.Join(backs, ", ")
-			out = append(out, c.finding(0, ref("Service", s.Namespace, s.Name),
+			out = append(out, c.findingAt(0, ref("Service", s.Namespace, s.Name), "spec.externalTrafficPolicy",
 				fmt.Sprintf("externalTrafficPolicy Local in front of %s: only nodes running one of its pods pass the load balancer's health check, so nodes replaced before the pods move forward nothing", l),
 				fmt.Sprintf("%s 앞의 externalTrafficPolicy Local: 파드가 도는 노드만 로드 밸런서 헬스 체크를 통과하므로, 파드가 옮겨 가기 전에 노드를 교체하면 아무것도 넘겨지지 않습니다", l)))
 		}

@@ -34,6 +34,12 @@ type Finding struct {
 	// "<stdin>" for standard input).
 	File string `json:"file,omitempty"`
 	Line int    `json:"line,omitempty"`
+	// Field is the path of the field at fault, when the check names one,
+	// and FieldLine its line in File (or the line of the nearest enclosing
+	// field the file writes); 0 when the file does not show it (charts'
+	// rendered objects, standard input, live objects).
+	Field     string `json:"field,omitempty"`
+	FieldLine int    `json:"field_line,omitempty"`
 	// SourceTemplate is the chart template that produced the object.
 	SourceTemplate string `json:"source_template,omitempty"`
 	// NamespaceAssumed is set when the object named no namespace and was
@@ -109,7 +115,8 @@ func Build(res *kubegap.Result, lang string) Report {
 		r.Findings = append(r.Findings, Finding{
 			Check: f.Check, Severity: f.Severity.String(), Object: f.Object,
 			Message: f.Message.In(lang) + assumedNote(src, f.Object, lang), Cases: cases, Evidence: evidence,
-			File: src.File, Line: src.Line, SourceTemplate: src.Template, NamespaceAssumed: src.NamespaceAssumed,
+			File: src.File, Line: src.Line, Field: f.Field, FieldLine: f.FieldLine,
+			SourceTemplate: src.Template, NamespaceAssumed: src.NamespaceAssumed,
 		})
 	}
 	return r
@@ -152,13 +159,19 @@ func sevLabel(s checks.Severity, lang string) string { return s.Label(lang) }
 
 func objectText(r inventory.Ref) string { return r.String() }
 
-// placeText is " (FILE:LINE)" for an object read from a file.
-func placeText(res *kubegap.Result, r inventory.Ref) string {
-	src, ok := res.Sources[r]
+// placeText is " (FILE:LINE)" for a finding on an object read from a
+// file: the line of the field at fault when it is known, else the
+// object's.
+func placeText(res *kubegap.Result, f checks.Finding) string {
+	src, ok := res.Sources[f.Object]
 	if !ok || src.File == "" {
 		return ""
 	}
-	s := " (" + manifest.Place{File: src.File, Line: src.Line}.String()
+	line := src.Line
+	if f.FieldLine > 0 {
+		line = f.FieldLine
+	}
+	s := " (" + manifest.Place{File: src.File, Line: line}.String()
 	if src.Template != "" {
 		s += ", " + src.Template
 	}
@@ -228,7 +241,7 @@ func writeTable(w io.Writer, res *kubegap.Result, lang string) error {
 		head := []string{locale.T(lang, "report.col.severity"), locale.T(lang, "report.col.check"), locale.T(lang, "report.col.object"), locale.T(lang, "report.col.cases")}
 		rows := [][]string{head}
 		for _, f := range res.Findings {
-			rows = append(rows, []string{sevLabel(f.Severity, lang), f.Check, objectText(f.Object) + placeText(res, f.Object), strings.Join(f.Cases, ",")})
+			rows = append(rows, []string{sevLabel(f.Severity, lang), f.Check, objectText(f.Object) + placeText(res, f), strings.Join(f.Cases, ",")})
 		}
 		widths := make([]int, 3)
 		for _, r := range rows {
@@ -284,7 +297,7 @@ func writeMarkdown(w io.Writer, res *kubegap.Result, lang string) error {
 		seen := map[string]bool{}
 		var order []string
 		for _, f := range res.Findings {
-			fmt.Fprintf(&b, "- **%s** `%s` %s%s: %s%s (%s)\n", sevLabel(f.Severity, lang), f.Check, objectText(f.Object), placeText(res, f.Object), f.Message.In(lang), assumedNote(res.Sources[f.Object], f.Object, lang), strings.Join(f.Cases, ", "))
+			fmt.Fprintf(&b, "- **%s** `%s` %s%s: %s%s (%s)\n", sevLabel(f.Severity, lang), f.Check, objectText(f.Object), placeText(res, f), f.Message.In(lang), assumedNote(res.Sources[f.Object], f.Object, lang), strings.Join(f.Cases, ", "))
 			if !seen[f.Check] {
 				seen[f.Check] = true
 				order = append(order, f.Check)

@@ -205,7 +205,11 @@ func sarifResultOf(f checks.Finding, res *kubegap.Result, index map[string]int, 
 		// made up for it; the line is kept as a property.
 		loc.Properties = map[string]any{"input": "standard input", "line": src.Line}
 	case ok && src.File != "":
-		loc.PhysicalLocation = &sarifPhysical{ArtifactLocation: artifactOf(src.File), Region: sarifRegion{StartLine: max(src.Line, 1)}}
+		line := src.Line
+		if f.FieldLine > 0 {
+			line = f.FieldLine // the field at fault
+		}
+		loc.PhysicalLocation = &sarifPhysical{ArtifactLocation: artifactOf(src.File), Region: sarifRegion{StartLine: max(line, 1)}}
 		if src.Template != "" {
 			loc.Properties = map[string]any{"sourceTemplate": src.Template}
 		}

@@ -1,0 +1,155 @@
+package kubegap
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/incidentlib/incidentlib/internal/kubegap/checks"
+	"github.com/incidentlib/incidentlib/internal/kubegap/inventory"
+	"github.com/incidentlib/incidentlib/internal/kubegap/manifest"
+)
+
+// maxFieldFile is the largest file whose findings get the line of their
+// field: finding it parses the whole file into nodes, which for a file of
+// tens of megabytes would cost more than the scan. Findings in larger
+// files keep the object's line.
+const maxFieldFile = 8 << 20
+
+// fieldLines sets each finding's FieldLine: the line, in the object's file,
+// of the field the finding names (checks.Finding.Field), or of the nearest
+// enclosing field the file writes when that one is absent (a probe left to
+// its defaults points at its container). Objects from chart templates,
+// from standard input and from live clusters keep FieldLine 0: their files
+// are not what was scanned. Each file is parsed once.
+func fieldLines(fs []checks.Finding, sources map[inventory.Ref]inventory.Source) {
+	files := map[string]map[int][]*yaml.Node{}
+	for i := range fs {
+		f := &fs[i]
+		src, ok := sources[f.Object]
+		if f.Field == "" || !ok || src.File == "" || src.File == manifest.StdinName || src.Template != "" || src.Line <= 0 {
+			continue
+		}
+		byLine, seen := files[src.File]
+		if !seen {
+			byLine = mappingsByLine(parseNodes(src.File))
+			files[src.File] = byLine
+		}
+		for _, m := range byLine[src.Line] {
+			if scalarAt(m, "kind") == f.Object.Kind && scalarAt(child(m, "metadata"), "name") == f.Object.Name {
+				f.FieldLine = walkField(m, f.Field)
+				break
+			}
+		}
+	}
+}
+
+// mappingsByLine indexes the mappings of docs that name a kind (objects,
+// at any depth: a List's items too) by the line they start on.
+func mappingsByLine(docs []*yaml.Node) map[int][]*yaml.Node {
+	out := map[int][]*yaml.Node{}
+	var visit func(n *yaml.Node)
+	visit = func(n *yaml.Node) {
+		if n.Kind == yaml.MappingNode && scalarAt(n, "kind") != "" {
+			out[n.Line] = append(out[n.Line], n)
+		}
+		for _, c := range n.Content {
+			visit(c)
+		}
+	}
+	for _, d := range docs {
+		visit(d)
+	}
+	return out
+}
+
+// parseNodes reads file into YAML nodes, one per document (JSON is read as
+// YAML). A file that is too large or does not parse gives none.
+func parseNodes(file string) []*yaml.Node {
+	st, err := os.Stat(file)
+	if err != nil || st.Size() > maxFieldFile {
+		return nil
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil
+	}
+	var docs []*yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	for {
+		var n yaml.Node
+		err := dec.Decode(&n)
+		if errors.Is(err, io.EOF) {
+			return docs
+		}
+		if err != nil {
+			return docs // the documents before the one that does not parse
+		}
+		docs = append(docs, &n)
+	}
+}
+
+// child is the value of key in mapping n, or nil.
+func child(n *yaml.Node, key string) *yaml.Node {
+	if n == nil || n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i+1]
+		}
+	}
+	return nil
+}
+
+func scalarAt(n *yaml.Node, key string) string {
+	if v := child(n, key); v != nil && v.Kind == yaml.ScalarNode {
+		return v.Value
+	}
+	return ""
+}
+
+// walkField follows path ("spec.template.spec.containers[1].livenessProbe")
+// from obj and returns the line of the deepest part the file writes: the
+// key's line for a field, the item's line for a list item.
+func walkField(obj *yaml.Node, path string) int {
+	n, line := obj, obj.Line
+	for _, part := range strings.Split(path, ".") {
+		key, idx := part, -1
+		if i := strings.IndexByte(part, '['); i >= 0 && strings.HasSuffix(part, "]") {
+			key = part[:i]
+			k, err := strconv.Atoi(part[i+1 : len(part)-1])
+			if err != nil {
+				return line
+			}
+			idx = k
+		}
+		if n.Kind != yaml.MappingNode {
+			return line
+		}
+		var v *yaml.Node
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == key {
+				line, v = n.Content[i].Line, n.Content[i+1]
+				break
+			}
+		}
+		if v == nil {
+			return line
+		}
+		n = v
+		if idx >= 0 {
+			if n.Kind != yaml.SequenceNode || idx >= len(n.Content) {
+				return line
+			}
+			n = n.Content[idx]
+			line = n.Line
+		}
+	}
+	return line
+}
