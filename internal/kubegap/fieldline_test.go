@@ -74,6 +74,10 @@ func TestFieldLines(t *testing.T) {
 			"spec.maxUnavailable", "name: db", "maxUnavailable: 0"},
 		{"aws-cni-warm-ip-target", "fail.yaml", "aws-cni-warm-ip-target", "aws-node",
 			"spec.template.spec.containers[0].env[1]", "name: aws-node", "name: WARM_IP_TARGET"},
+		{"dns-few-replicas", "fail.yaml", "dns-few-replicas", "coredns",
+			"spec.replicas", "", "replicas: 1"},
+		{"istio-port-name-no-protocol", "fail.yaml", "istio-port-name-no-protocol", "api",
+			"spec.ports[0]", "kind: Service", "{name: web"},
 	} {
 		t.Run(tc.id+"/"+tc.file, func(t *testing.T) {
 			path := fixture.Path(t, "checks/testdata", tc.id, tc.file)

@@ -272,9 +272,13 @@ func istioPortNames() *Check {
 				continue
 			}
 			var bad []string
-			for _, p := range svc.Spec.Ports {
+			field := ""
+			for i, p := range svc.Spec.Ports {
 				if (p.AppProtocol != nil && *p.AppProtocol != "") || istioNamed(p.Name) {
 					continue
+				}
+				if field == "" {
+					field = fmt.Sprintf("spec.ports[%d]", i)
 				}
 				name := p.Name
 				if name == "" {
@@ -286,7 +290,7 @@ func istioPortNames() *Check {
 				continue
 			}
 			l := strings.Join(bad, ", ")
-			out = append(out, c.finding(0, ref("Service", svc.Namespace, svc.Name),
+			out = append(out, c.findingAt(0, ref("Service", svc.Namespace, svc.Name), field,
 				fmt.Sprintf("port %s names no protocol in a namespace with Istio injection: the sidecar has to guess, and a wrong guess breaks the traffic", l),
 				fmt.Sprintf("Istio 주입 네임스페이스에서 포트 %s가 프로토콜을 밝히지 않습니다. 사이드카가 짐작해야 하고, 잘못 짐작하면 트래픽이 깨집니다", l)))
 		}

@@ -284,11 +284,11 @@ func dnsFewReplicas() *Check {
 			}
 			switch {
 			case n < 2:
-				out = append(out, r.finding(High, w.Ref,
+				out = append(out, r.findingAt(High, w.Ref, "spec.replicas",
 					fmt.Sprintf("runs %d %s%s: losing its node takes DNS away from the whole cluster", n, plural(n, "replica", "replicas"), en),
 					fmt.Sprintf("복제본이 %d개입니다%s. 그 노드를 잃으면 클러스터 전체의 DNS가 사라집니다", n, ko)))
 			case n == 2:
-				out = append(out, r.finding(Medium, w.Ref,
+				out = append(out, r.findingAt(Medium, w.Ref, "spec.replicas",
 					fmt.Sprintf("runs 2 replicas%s: losing one during node maintenance doubles the load on the other at once", en),
 					fmt.Sprintf("복제본이 2개입니다%s. 노드 유지보수 중 하나를 잃으면 남은 하나의 부하가 즉시 두 배가 됩니다", ko)))
 			}

@@ -214,12 +214,17 @@ func podSpecPath(kind string) string {
 	return "spec.template.spec"
 }
 
-// containerPath is the path of the container named name in w's pod spec,
-// or of the pod spec when none has that name.
+// containerPath is the path of the container named name in w's pod spec
+// (an init container too), or of the pod spec when none has that name.
 func containerPath(kind string, t *corev1.PodTemplateSpec, name string) string {
 	for i, c := range t.Spec.Containers {
 		if c.Name == name {
 			return fmt.Sprintf("%s.containers[%d]", podSpecPath(kind), i)
+		}
+	}
+	for i, c := range t.Spec.InitContainers {
+		if c.Name == name {
+			return fmt.Sprintf("%s.initContainers[%d]", podSpecPath(kind), i)
 		}
 	}
 	return podSpecPath(kind)

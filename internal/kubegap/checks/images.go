@@ -105,9 +105,13 @@ func imagePullAlwaysPublic() *Check {
 		var out []Finding
 		for _, w := range workloads(inv) {
 			var hits []string
+			first := ""
 			for _, ctr := range allContainers(w.Template) {
 				reg, _, _ := imageRef(ctr.Image)
 				if publicRegistries[reg] && pullPolicy(ctr) == corev1.PullAlways {
+					if len(hits) == 0 {
+						first = ctr.Name
+					}
 					hits = append(hits, fmt.Sprintf("%s (%s)", ctr.Name, ctr.Image))
 				}
 			}
@@ -115,7 +119,7 @@ func imagePullAlwaysPublic() *Check {
 				continue
 			}
 			l := strings.Join(hits, ", ")
-			out = append(out, c.finding(0, w.Ref,
+			out = append(out, c.findingAt(0, w.Ref, containerPath(w.Ref.Kind, w.Template, first)+".imagePullPolicy",
 				fmt.Sprintf("container %s pulls from a public registry at every start (pull policy Always): restarts under load hit its rate limits, and its outages stop pods from starting", l),
 				fmt.Sprintf("컨테이너 %s는 시작할 때마다 공개 레지스트리에서 이미지를 받습니다(pull policy Always). 부하 중 재시작은 속도 제한에 걸리고, 레지스트리가 멈추면 파드가 뜨지 못합니다", l)))
 		}
@@ -151,8 +155,12 @@ func imageMutableTag() *Check {
 		var out []Finding
 		for _, w := range workloads(inv) {
 			var hits []string
+			first := ""
 			for _, ctr := range allContainers(w.Template) {
 				if _, tag, digest := imageRef(ctr.Image); !digest && (tag == "" || tag == "latest") {
+					if len(hits) == 0 {
+						first = ctr.Name
+					}
 					hits = append(hits, fmt.Sprintf("%s (%s)", ctr.Name, ctr.Image))
 				}
 			}
@@ -160,7 +168,7 @@ func imageMutableTag() *Check {
 				continue
 			}
 			l := strings.Join(hits, ", ")
-			out = append(out, c.finding(0, w.Ref,
+			out = append(out, c.findingAt(0, w.Ref, containerPath(w.Ref.Kind, w.Template, first)+".image",
 				fmt.Sprintf("container %s names its image by a moving tag: the next pull can change what every new pod runs", l),
 				fmt.Sprintf("컨테이너 %s가 이미지를 움직이는 태그로 지정합니다. 다음 pull이 새로 뜨는 모든 파드가 돌릴 것을 바꿀 수 있습니다", l)))
 		}

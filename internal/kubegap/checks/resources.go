@@ -105,7 +105,7 @@ func noMemoryLimit() *Check {
 				continue
 			}
 			l := strings.Join(names, ", ")
-			out = append(out, m.finding(0, w.Ref,
+			out = append(out, m.findingAt(0, w.Ref, containerPath(w.Ref.Kind, w.Template, names[0])+".resources.limits",
 				fmt.Sprintf("container %s has no memory limit and the namespace sets no default: its memory can grow until the node runs out", l),
 				fmt.Sprintf("컨테이너 %s에 메모리 제한이 없고 네임스페이스 기본값도 없습니다. 노드 메모리가 바닥날 때까지 커질 수 있습니다", l)))
 		}
@@ -160,7 +160,7 @@ func prometheusStartupWindow() *Check {
 					continue
 				}
 				if win := probeWindow(probe); win <= 15*60 {
-					out = append(out, p.finding(0, w.Ref,
+					out = append(out, p.findingAt(0, w.Ref, containerPath(w.Ref.Kind, w.Template, c.Name)+"."+which,
 						fmt.Sprintf("container %s: its %s restarts it after %ds, which a large WAL replay outlasts", c.Name, which, win),
 						fmt.Sprintf("컨테이너 %s: %s가 %d초 뒤에 재시작시키는데, 큰 WAL 재생은 그보다 오래 걸립니다", c.Name, which, win)))
 				}

@@ -199,7 +199,7 @@ func noResourceRequests() *Check {
 				continue
 			}
 			l := strings.Join(none, ", ")
-			out = append(out, c.finding(0, w.Ref,
+			out = append(out, c.findingAt(0, w.Ref, containerPath(w.Ref.Kind, w.Template, none[0])+".resources",
 				fmt.Sprintf("container %s requests no CPU and no memory: the scheduler packs it onto busy nodes, the autoscaler adds no node for it, and it starves its neighbours", l),
 				fmt.Sprintf("컨테이너 %s가 CPU도 메모리도 요청하지 않습니다. 스케줄러는 이를 바쁜 노드에 몰아넣고, 오토스케일러는 이를 위해 노드를 늘리지 않으며, 이웃 파드를 굶깁니다", l)))
 		}
@@ -243,11 +243,15 @@ func memoryOvercommit() *Check {
 		var out []Finding
 		for _, w := range workloads(inv) {
 			var hits []string
+			first := ""
 			for _, ctr := range w.Template.Spec.Containers {
 				req, rok := ctr.Resources.Requests[corev1.ResourceMemory]
 				lim, lok := ctr.Resources.Limits[corev1.ResourceMemory]
 				if !rok || !lok || req.IsZero() || lim.Value() < overcommitRatio*req.Value() {
 					continue
+				}
+				if len(hits) == 0 {
+					first = ctr.Name
 				}
 				hits = append(hits, fmt.Sprintf("%s (%s limit, %s request)", ctr.Name, lim.String(), req.String()))
 			}
@@ -255,7 +259,7 @@ func memoryOvercommit() *Check {
 				continue
 			}
 			l := strings.Join(hits, ", ")
-			out = append(out, c.finding(0, w.Ref,
+			out = append(out, c.findingAt(0, w.Ref, containerPath(w.Ref.Kind, w.Template, first)+".resources.limits.memory",
 				fmt.Sprintf("container %s may use four times the memory it is scheduled for or more: nodes full of such pods run out when they grow together", l),
 				fmt.Sprintf("컨테이너 %s는 스케줄링 기준의 네 배 이상 메모리를 쓸 수 있습니다. 이런 파드로 찬 노드는 파드들이 함께 커지면 메모리가 바닥납니다", l)))
 		}
@@ -319,7 +323,7 @@ func criticalPodNoPriority() *Check {
 			default:
 				continue
 			}
-			out = append(out, c.finding(0, w.Ref,
+			out = append(out, c.findingAt(0, w.Ref, podSpecPath(w.Ref.Kind),
 				fmt.Sprintf("runs %s with no priorityClassName: when its nodes fill up it can be pushed out like any application pod", what),
 				fmt.Sprintf("%s를 priorityClassName 없이 돌립니다. 노드가 차면 일반 애플리케이션 파드처럼 밀려날 수 있습니다", whatKO)))
 		}

@@ -55,7 +55,7 @@ func TestJSONShape(t *testing.T) {
 		t.Errorf("top-level keys %s", got)
 	}
 	f := top["findings"].([]any)[0].(map[string]any)
-	if got := keys(f); got != "cases,check,evidence,file,line,message,object,severity" {
+	if got := keys(f); got != "cases,check,evidence,field,field_line,file,line,message,object,severity" {
 		t.Errorf("finding keys %s", got)
 	}
 	// Each case of a finding comes with its evidence, in the same order.
@@ -166,16 +166,17 @@ func TestSARIF(t *testing.T) {
 			t.Errorf("result %s lacks message or fingerprint", r.RuleID)
 		}
 	}
-	// The file the finding came from, and its line.
+	// The file the finding came from, and the line of the field at fault
+	// (spec.replicas: 1, line 6; the object starts on line 2).
 	found := false
 	for _, r := range run.Results {
 		l := r.Locations[0].PhysicalLocation
-		if r.RuleID == "dns-few-replicas" && strings.HasSuffix(l.ArtifactLocation.URI, "dns-few-replicas/fail.yaml") && l.Region.StartLine == 2 {
+		if r.RuleID == "dns-few-replicas" && strings.HasSuffix(l.ArtifactLocation.URI, "dns-few-replicas/fail.yaml") && l.Region.StartLine == 6 {
 			found = true
 		}
 	}
 	if !found {
-		t.Errorf("no result pointing at dns-few-replicas/fail.yaml:2")
+		t.Errorf("no result pointing at dns-few-replicas/fail.yaml:6")
 	}
 }
 
