@@ -78,6 +78,8 @@ func TestFieldLines(t *testing.T) {
 			"spec.replicas", "", "replicas: 1"},
 		{"istio-port-name-no-protocol", "fail.yaml", "istio-port-name-no-protocol", "api",
 			"spec.ports[0]", "kind: Service", "{name: web"},
+		{"webhook-covers-kube-system", "fail.yaml", "webhook-covers-kube-system", "opa-validating-webhook",
+			"webhooks[0].namespaceSelector", "kind: ValidatingWebhookConfiguration", "namespaceSelector:"},
 	} {
 		t.Run(tc.id+"/"+tc.file, func(t *testing.T) {
 			path := fixture.Path(t, "checks/testdata", tc.id, tc.file)

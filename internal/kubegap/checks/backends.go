@@ -113,7 +113,7 @@ func (c *Check) fragileBackends(inv *inventory.Inventory, served map[inventory.R
 		sort.Strings(names)
 		l := strings.Join(names, ", ")
 		if n := hpaFloor(inv, w); n < 2 {
-			out = append(out, c.finding(High, r,
+			out = append(out, c.findingAt(High, r, "spec.replicas",
 				fmt.Sprintf("serves fail-closed webhook %s with %d %s: one restart or lost node and every write the webhook covers is refused", l, n, plural(n, "replica", "replicas")),
 				fmt.Sprintf("실패 시 막는 웹훅 %s를 복제본 %d개로 처리합니다. 재시작이나 노드 손실 한 번이면 웹훅이 맡은 모든 쓰기가 거부됩니다", l, n)))
 			continue
@@ -126,7 +126,7 @@ func (c *Check) fragileBackends(inv *inventory.Inventory, served map[inventory.R
 		}
 		if len(noLive) > 0 {
 			m := strings.Join(noLive, ", ")
-			out = append(out, c.finding(Medium, r,
+			out = append(out, c.findingAt(Medium, r, containerPath(w.Ref.Kind, w.Template, noLive[0]),
 				fmt.Sprintf("serves fail-closed webhook %s and container %s has no liveness probe: a hung server is never restarted while writes wait on it", l, m),
 				fmt.Sprintf("실패 시 막는 웹훅 %s를 처리하는데 컨테이너 %s에 liveness 프로브가 없습니다. 서버가 멈춰도 재시작되지 않고 쓰기는 계속 그 서버를 기다립니다", l, m)))
 		}

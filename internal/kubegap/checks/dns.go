@@ -144,7 +144,7 @@ func dnsMemoryLimit() *Check {
 			corefile, haveCF := corefileFor(inv, w)
 			conc, unbounded, forwards := forwardConcurrency(corefile)
 			if haveCF && forwards > 0 && unbounded {
-				out = append(out, c.finding(0, w.Ref,
+				out = append(out, c.findingAt(0, w.Ref, containerPath(w.Ref.Kind, w.Template, ctr.Name)+".resources.limits.memory",
 					fmt.Sprintf("container %s has a %s memory limit but its Corefile forwards without max_concurrent: a query spike grows memory until every replica is OOM-killed at once", ctr.Name, mib(limit)),
 					fmt.Sprintf("컨테이너 %s의 메모리 제한은 %s인데 Corefile의 forward에 max_concurrent가 없습니다. 질의가 폭증하면 메모리가 늘어 모든 복제본이 한꺼번에 OOM으로 죽습니다", ctr.Name, mib(limit))))
 				continue
@@ -156,7 +156,7 @@ func dnsMemoryLimit() *Check {
 				need += corednsBaseMiB << 20
 			}
 			if limit < need {
-				out = append(out, c.finding(0, w.Ref,
+				out = append(out, c.findingAt(0, w.Ref, containerPath(w.Ref.Kind, w.Template, ctr.Name)+".resources.limits.memory",
 					fmt.Sprintf("container %s has a %s memory limit; CoreDNS's sizing guide asks for at least %s here (max_concurrent %d, about %d pods and %d services)", ctr.Name, mib(limit), mib(need), conc, estimatedPods(inv), len(inv.Services)),
 					fmt.Sprintf("컨테이너 %s의 메모리 제한은 %s입니다. CoreDNS 크기 산정 지침으로는 여기서 최소 %s가 필요합니다(max_concurrent %d, 파드 약 %d개, 서비스 %d개)", ctr.Name, mib(limit), mib(need), conc, estimatedPods(inv), len(inv.Services))))
 			}

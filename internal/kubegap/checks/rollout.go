@@ -88,7 +88,7 @@ func serviceSelectorExtraLabel() *Check {
 				}
 				sort.Strings(extra)
 				l := strings.Join(extra, ", ")
-				out = append(out, s.finding(0, ref("Service", svc.Namespace, svc.Name),
+				out = append(out, s.findingAt(0, ref("Service", svc.Namespace, svc.Name), "spec.selector."+strings.SplitN(extra[0], "=", 2)[0],
 					fmt.Sprintf("selects %s %s's pods but also requires %s, which that workload's selector does not: pods without it (all older pods during the rollout that adds it) get no traffic", w.Ref.Kind, w.Ref.Name, l),
 					fmt.Sprintf("%s %s의 파드를 고르지만, 그 워크로드의 셀렉터에 없는 %s도 요구합니다. 이 레이블이 없는 파드(이 레이블을 추가하는 롤아웃 동안의 모든 기존 파드)는 트래픽을 받지 못합니다", w.Ref.Kind, w.Ref.Name, l)))
 			}
@@ -190,12 +190,12 @@ func (p *Check) unstoppedBehindLB(inv *inventory.Inventory, fronted map[string]s
 			switch {
 			case !hook:
 				seen[w.Ref] = true
-				out = append(out, p.finding(0, w.Ref,
+				out = append(out, p.findingAt(0, w.Ref, podSpecPath(w.Ref.Kind)+".containers[0].lifecycle",
 					fmt.Sprintf("serves %s through Service %s and has no preStop hook: at SIGTERM it stops while the load balancer still sends it new connections", how, svc.Name),
 					fmt.Sprintf("Service %s를 통해 %s 뒤에서 응답하는데 preStop 훅이 없습니다. SIGTERM을 받으면 로드밸런서가 아직 새 연결을 보내는 동안 멈춥니다", svc.Name, how)))
 			case wait > 0 && grace <= wait:
 				seen[w.Ref] = true
-				out = append(out, p.finding(0, w.Ref,
+				out = append(out, p.findingAt(0, w.Ref, podSpecPath(w.Ref.Kind)+".terminationGracePeriodSeconds",
 					fmt.Sprintf("its preStop waits %ds but terminationGracePeriodSeconds is %d: the pod is killed before it finishes", wait, grace),
 					fmt.Sprintf("preStop이 %d초 기다리는데 terminationGracePeriodSeconds가 %d입니다. 파드가 마치기 전에 강제 종료됩니다", wait, grace)))
 			}
@@ -255,7 +255,7 @@ func noDisruptionBudget() *Check {
 			if w.Ref.Namespace == "kube-system" && isClusterDNS(w) {
 				sev = Medium
 			}
-			out = append(out, b.finding(sev, w.Ref,
+			out = append(out, b.findingAt(sev, w.Ref, "spec.replicas",
 				fmt.Sprintf("has %d replicas and no PodDisruptionBudget: replacing nodes together can take every pod down at once", w.Replicas),
 				fmt.Sprintf("복제본이 %d개인데 PodDisruptionBudget이 없습니다. 노드를 함께 교체하면 모든 파드가 한꺼번에 내려갈 수 있습니다", w.Replicas)))
 		}
@@ -332,7 +332,7 @@ func externalDNSWeightMissing() *Check {
 				missing = append(missing, weight)
 			}
 			m := strings.Join(missing, ", ")
-			out = append(out, e.finding(0, ref("Ingress", ing.Namespace, ing.Name),
+			out = append(out, e.findingAt(0, ref("Ingress", ing.Namespace, ing.Name), "metadata.annotations",
 				fmt.Sprintf("lacks %s while %d other objects publish weighted records: its record can fail external-dns's whole batch of changes", m, weighted),
 				fmt.Sprintf("다른 객체 %d개가 가중치 레코드를 게시하는데 %s이(가) 없습니다. 이 레코드 때문에 external-dns의 변경 묶음 전체가 실패할 수 있습니다", weighted, m)))
 		}

@@ -103,12 +103,12 @@ func replicasNotSpread() *Check {
 				continue
 			}
 			if isIngressController(w) {
-				out = append(out, c.finding(Medium, w.Ref,
+				out = append(out, c.findingAt(Medium, w.Ref, "spec.replicas",
 					fmt.Sprintf("ingress controller with %d replicas and nothing that keeps them on different nodes: cordoning or losing the node they share takes all outside traffic down", w.Replicas),
 					fmt.Sprintf("복제본 %d개인 ingress 컨트롤러인데 이들을 서로 다른 노드에 두게 하는 설정이 없습니다. 함께 있는 노드를 cordon하거나 잃으면 외부 트래픽이 모두 끊깁니다", w.Replicas)))
 				continue
 			}
-			out = append(out, c.finding(Low, w.Ref,
+			out = append(out, c.findingAt(Low, w.Ref, "spec.replicas",
 				fmt.Sprintf("has %d replicas and nothing that keeps them on different nodes: they can end up together and fail with one node", w.Replicas),
 				fmt.Sprintf("복제본이 %d개인데 이들을 서로 다른 노드에 두게 하는 설정이 없습니다. 한 노드에 모였다가 그 노드와 함께 멈출 수 있습니다", w.Replicas)))
 		}
@@ -367,7 +367,7 @@ func hpaNoHeadroom() *Check {
 			t := h.Spec.ScaleTargetRef.Kind + " " + h.Spec.ScaleTargetRef.Name
 			switch {
 			case hi <= lo:
-				out = append(out, c.finding(0, r,
+				out = append(out, c.findingAt(0, r, "spec.maxReplicas",
 					fmt.Sprintf("scales %s between %d and %d replicas: it cannot add any when load rises", t, lo, hi),
 					fmt.Sprintf("%s를 복제본 %d개에서 %d개 사이로 조정합니다. 부하가 늘어도 하나도 더할 수 없습니다", t, lo, hi)))
 			case h.Status.CurrentReplicas >= h.Spec.MaxReplicas:

@@ -28,18 +28,20 @@ type hook struct {
 	FailurePolicy     *admissionv1.FailurePolicyType
 	NamespaceSelector *metav1.LabelSelector
 	Service           *admissionv1.ServiceReference
+	// Field is the webhook's path in its configuration ("webhooks[1]").
+	Field string
 }
 
 func hooks(inv *inventory.Inventory) []hook {
 	var out []hook
 	for _, c := range inv.ValidatingWebhooks {
-		for _, w := range c.Webhooks {
-			out = append(out, hook{ref("ValidatingWebhookConfiguration", "", c.Name), w.Name, w.Rules, w.FailurePolicy, w.NamespaceSelector, w.ClientConfig.Service})
+		for i, w := range c.Webhooks {
+			out = append(out, hook{ref("ValidatingWebhookConfiguration", "", c.Name), w.Name, w.Rules, w.FailurePolicy, w.NamespaceSelector, w.ClientConfig.Service, fmt.Sprintf("webhooks[%d]", i)})
 		}
 	}
 	for _, c := range inv.MutatingWebhooks {
-		for _, w := range c.Webhooks {
-			out = append(out, hook{ref("MutatingWebhookConfiguration", "", c.Name), w.Name, w.Rules, w.FailurePolicy, w.NamespaceSelector, w.ClientConfig.Service})
+		for i, w := range c.Webhooks {
+			out = append(out, hook{ref("MutatingWebhookConfiguration", "", c.Name), w.Name, w.Rules, w.FailurePolicy, w.NamespaceSelector, w.ClientConfig.Service, fmt.Sprintf("webhooks[%d]", i)})
 		}
 	}
 	return out
@@ -138,11 +140,11 @@ func webhookCoversKubeSystem() *Check {
 				continue
 			}
 			if h.failsClosed() {
-				out = append(out, k.finding(High, h.Config,
+				out = append(out, k.findingAt(High, h.Config, h.Field+".namespaceSelector",
 					fmt.Sprintf("webhook %s intercepts writes of %s in kube-system and fails closed: if its backend is slow or down, system pods and the API server's own updates there are refused", h.Name, hit),
 					fmt.Sprintf("웹훅 %s가 kube-system의 %s 쓰기를 가로채며 실패 시 막습니다. 백엔드가 느리거나 죽으면 그곳의 시스템 파드와 API 서버 자신의 갱신이 거부됩니다", h.Name, hit)))
 			} else {
-				out = append(out, k.finding(Medium, h.Config,
+				out = append(out, k.findingAt(Medium, h.Config, h.Field+".namespaceSelector",
 					fmt.Sprintf("webhook %s intercepts writes of %s in kube-system: its policy decides whether system pods may start", h.Name, hit),
 					fmt.Sprintf("웹훅 %s가 kube-system의 %s 쓰기를 가로챕니다. 시스템 파드가 뜰 수 있는지를 그 정책이 정합니다", h.Name, hit)))
 			}
@@ -194,7 +196,7 @@ func webhookAllResourcesFailClosed() *Check {
 			}
 			for _, r := range h.Rules {
 				if writes(r) && (slices.Contains(r.Resources, "*") || slices.Contains(r.Resources, "*/*")) {
-					out = append(out, a.finding(0, h.Config,
+					out = append(out, a.findingAt(0, h.Config, h.Field+".rules",
 						fmt.Sprintf("webhook %s intercepts every resource and fails closed: when its backend stops answering, writes across the cluster time out", h.Name),
 						fmt.Sprintf("웹훅 %s가 모든 리소스를 가로채며 실패 시 막습니다. 백엔드가 응답을 멈추면 클러스터 전체의 쓰기가 시간 초과됩니다", h.Name)))
 					break
