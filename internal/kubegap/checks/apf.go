@@ -83,7 +83,7 @@ func nodeAgentUnboundedList() *Check {
 				continue
 			}
 			list := strings.Join(heavy, ", ")
-			out = append(out, c.finding(0, ref("DaemonSet", ds.Namespace, ds.Name),
+			out = append(out, c.findingAt(0, ref("DaemonSet", ds.Namespace, ds.Name), "spec.template.spec.serviceAccountName",
 				fmt.Sprintf("runs on every node as service account %s/%s, which may list %s cluster-wide; %s", ds.Namespace, sa, list, why.EN),
 				fmt.Sprintf("모든 노드에서 서비스 어카운트 %s/%s로 실행되며, 이 어카운트는 클러스터 전체의 %s을(를) 나열할 수 있습니다. %s", ds.Namespace, sa, list, why.KO)))
 		}

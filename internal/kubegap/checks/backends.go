@@ -216,7 +216,7 @@ func jobIstioSidecar() *Check {
 			if quits {
 				continue
 			}
-			out = append(out, c.finding(0, w.Ref,
+			out = append(out, c.findingAt(0, w.Ref, podSpecPath(w.Ref.Kind)+".containers",
 				"its pods get the Istio sidecar and nothing stops it: when the job's program exits the proxy keeps running and the job never completes",
 				"파드에 Istio 사이드카가 붙는데 이를 멈추는 것이 없습니다. 작업 프로그램이 끝나도 프록시가 계속 돌아 작업이 완료되지 않습니다"))
 		}

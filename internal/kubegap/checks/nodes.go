@@ -278,7 +278,7 @@ func masterNodeLabelSelector() *Check {
 				continue
 			}
 			if usesMasterLabel(w.Template, label) {
-				out = append(out, m.finding(sev, w.Ref,
+				out = append(out, m.findingAt(sev, w.Ref, podSpecPath(w.Ref.Kind)+".nodeSelector",
 					fmt.Sprintf("schedules onto nodes by %s; %s", label, en),
 					fmt.Sprintf("%s로 노드를 고릅니다. %s", label, ko)))
 			}
@@ -287,7 +287,7 @@ func masterNodeLabelSelector() *Check {
 			spec, _ := p.Object["spec"].(map[string]any)
 			for _, field := range []string{"nodeSelector", "peerSelector"} {
 				if s, _ := spec[field].(string); strings.Contains(s, label) {
-					out = append(out, m.finding(sev, ref("BGPPeer", p.GetNamespace(), p.GetName()),
+					out = append(out, m.findingAt(sev, ref("BGPPeer", p.GetNamespace(), p.GetName()), "spec."+field,
 						fmt.Sprintf("%s uses %s; %s", field, label, en),
 						fmt.Sprintf("%s가 %s를 씁니다. %s", field, label, ko)))
 				}
