@@ -80,6 +80,8 @@ func TestFieldLines(t *testing.T) {
 			"spec.ports[0]", "kind: Service", "{name: web"},
 		{"webhook-covers-kube-system", "fail.yaml", "webhook-covers-kube-system", "opa-validating-webhook",
 			"webhooks[0].namespaceSelector", "kind: ValidatingWebhookConfiguration", "namespaceSelector:"},
+		{"node-disk-smaller-than-peers", "fail-2.yaml", "node-disk-smaller-than-peers", "small",
+			"status.capacity.ephemeral-storage", "name: small", "status:"},
 	} {
 		t.Run(tc.id+"/"+tc.file, func(t *testing.T) {
 			path := fixture.Path(t, "checks/testdata", tc.id, tc.file)

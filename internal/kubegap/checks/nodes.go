@@ -86,7 +86,7 @@ func nodeDiskFullOfImages() *Check {
 			default:
 				continue
 			}
-			out = append(out, d.finding(sev, ref("Node", "", n.Name),
+			out = append(out, d.findingAt(sev, ref("Node", "", n.Name), "status.images",
 				fmt.Sprintf("holds %.1f GiB of images on a %.1f GiB disk (%.0f%%)", gib(images), gib(capacity), share*100),
 				fmt.Sprintf("%.1f GiB 디스크에 이미지가 %.1f GiB 있습니다(%.0f%%)", gib(capacity), gib(images), share*100)))
 		}
@@ -145,7 +145,7 @@ func nodeDiskSmallerThanPeers() *Check {
 			if c <= 0 || c*2 >= median {
 				continue
 			}
-			out = append(out, p.finding(0, ref("Node", "", n.Name),
+			out = append(out, p.findingAt(0, ref("Node", "", n.Name), "status.capacity.ephemeral-storage",
 				fmt.Sprintf("has a %.1f GiB disk where the cluster's median is %.1f GiB", gib(c), gib(median)),
 				fmt.Sprintf("디스크가 %.1f GiB인데 클러스터 중앙값은 %.1f GiB입니다", gib(c), gib(median))))
 		}
@@ -219,7 +219,7 @@ func cpuLimitCFSBugKernel() *Check {
 		var out []Finding
 		for _, kv := range order {
 			g := byKernel[kv]
-			out = append(out, k.finding(0, ref("Node", "", g.first),
+			out = append(out, k.findingAt(0, ref("Node", "", g.first), "status.nodeInfo.kernelVersion",
 				fmt.Sprintf("%d %s run kernel %s, which has the CFS quota throttling bug, and %d %s set CPU limits", g.n, plural(g.n, "node", "nodes"), kv, limited, plural(limited, "workload", "workloads")),
 				fmt.Sprintf("노드 %d개가 CFS 쿼터 스로틀링 버그가 있는 커널 %s을(를) 쓰고, 워크로드 %d개가 CPU 제한을 둡니다", g.n, kv, limited)))
 		}

@@ -371,7 +371,7 @@ func hpaNoHeadroom() *Check {
 					fmt.Sprintf("scales %s between %d and %d replicas: it cannot add any when load rises", t, lo, hi),
 					fmt.Sprintf("%s를 복제본 %d개에서 %d개 사이로 조정합니다. 부하가 늘어도 하나도 더할 수 없습니다", t, lo, hi)))
 			case h.Status.CurrentReplicas >= h.Spec.MaxReplicas:
-				out = append(out, c.finding(0, r,
+				out = append(out, c.findingAt(0, r, "status.currentReplicas",
 					fmt.Sprintf("already runs %s at its maximum of %d replicas: the next surge finds no room", t, hi),
 					fmt.Sprintf("이미 %s를 최댓값인 복제본 %d개로 돌리고 있습니다. 다음 폭증에 쓸 여유가 없습니다", t, hi)))
 			}
