@@ -296,6 +296,24 @@ func TestImportIntoDatabase(t *testing.T) {
 	if n := count(); n != 0 {
 		t.Fatalf("%d cases of a refused import are in the database", n)
 	}
+	// Several files load as one: a good first file and the bad second one
+	// (the same ids, so also each case twice) leave nothing.
+	dir := t.TempDir()
+	first, second := filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "b.jsonl")
+	if err := os.WriteFile(first, []byte(good.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(second, []byte(bad.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ = run(t, "", "import", "--db", db, first, second)
+	if code != 1 || !strings.Contains(out, second+":21: case IL-20020: related case IL-99999 does not exist") ||
+		!strings.Contains(out, second+":1: case IL-20000 appears twice in the input (first at "+first+":1)") {
+		t.Fatalf("import of two files, the second with a bad case: exit %d\n%s", code, out)
+	}
+	if n := count(); n != 0 {
+		t.Fatalf("%d cases of a refused two-file import are in the database", n)
+	}
 	code, out, errs = run(t, good.String(), "import", "--db", db, "-")
 	if code != 0 || !strings.Contains(out, "40 cases loaded into sqlite:"+db+" (40 new, 0 replaced)") {
 		t.Fatalf("import: exit %d\n%s%s", code, out, errs)

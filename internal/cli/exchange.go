@@ -146,11 +146,12 @@ func importCmd(e *env) *cobra.Command {
 	var dbPath, dbURL string
 	cmd := &cobra.Command{
 		Annotations: readsDir(),
-		Use:         "import FILE",
+		Use:         "import FILE...",
 		Short:       "Read cases from JSON or JSON Lines into case files or a database",
-		Long: `Read cases in the API shape from FILE (a JSON array or JSON Lines; - for
-standard input) and check each exactly as validate does. When any case has a
-problem, every problem is listed and nothing is written.
+		Long: `Read cases in the API shape from each FILE (a JSON array or JSON Lines; - for
+standard input) and check each exactly as validate does. When any case of any
+FILE has a problem, every problem is listed and nothing is written: several
+files load as one, all or nothing.
 
 Without --db or --database-url the cases are written as cases/ID.yaml in the
 corpus folder (--dir, default the repository).
@@ -162,7 +163,7 @@ one built into the binary) as serve does, and related cases may name any case
 it then holds. A server on the same PostgreSQL database sees the load at once;
 a server on a SQLite file sees it when it starts again. On a terminal a
 progress line counts the cases written.`,
-		Args: cobra.ExactArgs(1),
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if dbPath != "" && dbURL != "" {
 				return usage(errors.New("give --db (SQLite) or --database-url (PostgreSQL), not both"))
@@ -175,9 +176,13 @@ progress line counts the cases written.`,
 			if !toDB && src.root == "" {
 				return usage(errors.New("no corpus folder to write to; run inside the repository, pass --dir, or load into a database with --db or --database-url"))
 			}
-			data, name, err := e.readInput(args[0])
-			if err != nil {
-				return err
+			var ins []importInput
+			for _, a := range args {
+				data, name, err := e.readInput(a)
+				if err != nil {
+					return err
+				}
+				ins = append(ins, importInput{name, data})
 			}
 			res, err := src.load()
 			if err != nil {
@@ -187,9 +192,9 @@ progress line counts the cases written.`,
 				return usage(errors.New("the corpus vocabulary is invalid; run incidentlib validate"))
 			}
 			if toDB {
-				return e.importToDB(cmd.Context(), name, data, res, dbPath, dbURL)
+				return e.importToDB(cmd.Context(), ins, res, dbPath, dbURL)
 			}
-			_, files, probs := importCases(name, data, res.Corpus)
+			_, files, probs := importCases(ins, res.Corpus)
 			if len(probs) > 0 {
 				return e.refuse(probs)
 			}
@@ -241,7 +246,7 @@ func (e *env) refuse(probs corpus.Problems) error {
 // importToDB loads the input into a database in one transaction, after
 // seeding it from the corpus as serve would, with the database's cases as
 // the ones related ids may name.
-func (e *env) importToDB(ctx context.Context, name string, data []byte, res *corpus.Result, dbPath, dbURL string) error {
+func (e *env) importToDB(ctx context.Context, ins []importInput, res *corpus.Result, dbPath, dbURL string) error {
 	cfg := server.DefaultConfig()
 	cfg.DBPath, cfg.DatabaseURL = dbPath, dbURL
 	st, where, err := openStore(ctx, cfg)
@@ -260,7 +265,7 @@ func (e *env) importToDB(ctx context.Context, name string, data []byte, res *cor
 	if err != nil {
 		return failure(err)
 	}
-	cases, _, probs := importCases(name, data, corpus.NewCorpus(res.Corpus.Vocab, have))
+	cases, _, probs := importCases(ins, corpus.NewCorpus(res.Corpus.Vocab, have))
 	if len(probs) > 0 {
 		return e.refuse(probs)
 	}
@@ -293,24 +298,33 @@ func isTerminal(w io.Writer) bool {
 // file against c (its vocabulary and the ids it and the input hold). It
 // returns the files to write, keyed by id, or the problems.
 func Import(name string, data []byte, c *corpus.Corpus) (map[string][]byte, corpus.Problems) {
-	_, files, probs := importCases(name, data, c)
+	_, files, probs := importCases([]importInput{{name, data}}, c)
 	return files, probs
 }
 
-// importCases is Import that also gives the cases as read back from their
-// files, in input order.
-func importCases(name string, data []byte, c *corpus.Corpus) ([]*incidentlib.Case, map[string][]byte, corpus.Problems) {
-	trimmed := bytes.TrimSpace(data)
-	if len(trimmed) == 0 {
-		return nil, nil, corpus.Problems{{File: name, Line: 1, Msg: "the input is empty; expected a JSON array of cases or one case a line"}}
-	}
-	im := &importer{name: name}
-	if trimmed[0] == '[' {
-		if fatal := im.decodeArray(data); fatal != nil {
-			return nil, nil, fatal
+// importInput is one input of an import: its name and its bytes.
+type importInput struct {
+	name string
+	data []byte
+}
+
+// importCases is Import over several inputs, as one, that also gives the
+// cases as read back from their files, in input order.
+func importCases(ins []importInput, c *corpus.Corpus) ([]*incidentlib.Case, map[string][]byte, corpus.Problems) {
+	im := &importer{}
+	for _, in := range ins {
+		im.name = in.name
+		trimmed := bytes.TrimSpace(in.data)
+		if len(trimmed) == 0 {
+			return nil, nil, corpus.Problems{{File: in.name, Line: 1, Msg: "the input is empty; expected a JSON array of cases or one case a line"}}
 		}
-	} else {
-		im.decodeLines(data)
+		if trimmed[0] == '[' {
+			if fatal := im.decodeArray(in.data); fatal != nil {
+				return nil, nil, fatal
+			}
+		} else {
+			im.decodeLines(in.data)
+		}
 	}
 	known := im.knownIDs(c)
 	cases, files := im.writeCases(c, known)
@@ -320,8 +334,8 @@ func importCases(name string, data []byte, c *corpus.Corpus) ([]*incidentlib.Cas
 	return cases, files, nil
 }
 
-// importer is one run of importCases: the input's name, the cases read
-// from it with their lines, and the problems found so far.
+// importer is one run of importCases: the name of the input being read,
+// the cases read with their inputs and lines, and the problems found so far.
 type importer struct {
 	name    string
 	entries []importEntry
@@ -330,6 +344,7 @@ type importer struct {
 
 // importEntry is a case of the input and the line it starts on.
 type importEntry struct {
+	file string
 	line int
 	k    incidentlib.Case
 }
@@ -344,7 +359,7 @@ func (im *importer) decodeOne(line int, raw []byte) {
 		im.probs = append(im.probs, corpus.Problem{File: im.name, Line: line, Msg: "not a case in the API shape: " + err.Error()})
 		return
 	}
-	im.entries = append(im.entries, importEntry{line, k})
+	im.entries = append(im.entries, importEntry{im.name, line, k})
 }
 
 // decodeArray reads a JSON array of cases. Malformed JSON is the one
@@ -385,12 +400,16 @@ func (im *importer) knownIDs(c *corpus.Corpus) map[string]bool {
 	for _, k := range c.Cases {
 		known[k.ID] = true
 	}
-	seen := map[string]int{}
+	seen := map[string]importEntry{}
 	for _, en := range im.entries {
 		if prev, dup := seen[en.k.ID]; dup && en.k.ID != "" {
-			im.probs = append(im.probs, corpus.Problem{File: im.name, Line: en.line, Msg: fmt.Sprintf("case %s appears twice in the input (first at line %d)", en.k.ID, prev)})
+			where := fmt.Sprintf("line %d", prev.line)
+			if prev.file != en.file {
+				where = fmt.Sprintf("%s:%d", prev.file, prev.line)
+			}
+			im.probs = append(im.probs, corpus.Problem{File: en.file, Line: en.line, Msg: fmt.Sprintf("case %s appears twice in the input (first at %s)", en.k.ID, where)})
 		}
-		seen[en.k.ID] = en.line
+		seen[en.k.ID] = en
 		known[en.k.ID] = true
 	}
 	return known
@@ -400,10 +419,10 @@ func (im *importer) knownIDs(c *corpus.Corpus) map[string]bool {
 // it as validate would, with the cases it names among the known ones. It
 // returns the cases read back, in input order, and the files by id.
 func (im *importer) writeCases(c *corpus.Corpus, known map[string]bool) ([]*incidentlib.Case, map[string][]byte) {
-	name := im.name
 	files := map[string][]byte{}
 	var cases []*incidentlib.Case
 	for _, en := range im.entries {
+		name := en.file
 		k := en.k
 		k.URL = ""
 		y, err := corpus.MarshalCase(&k)

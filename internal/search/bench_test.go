@@ -1,8 +1,6 @@
 package search_test
 
 import (
-	"fmt"
-	"math/rand"
 	"runtime"
 	"runtime/debug"
 	"sort"
@@ -13,28 +11,26 @@ import (
 	"github.com/incidentlib/incidentlib"
 	"github.com/incidentlib/incidentlib/internal/corpus"
 	"github.com/incidentlib/incidentlib/internal/search"
+	"github.com/incidentlib/incidentlib/internal/synth"
 )
 
-// synthetic returns n cases made from the real corpus: each a copy of a real
-// case with its own id, date and one made-up word, so that the index has
-// realistic text and term statistics at any size.
+// synthetic returns the real corpus with n-len(real) synthetic cases drawn
+// from it (internal/synth: each real case's texts with a fifth of their
+// words drawn anew from the corpus and a few invented, its own id, date and
+// often organisation), so that the index has realistic term statistics and
+// growing posting lists at any size. n 0 is the real corpus alone.
 func synthetic(b testing.TB, n int) (*incidentlib.Vocab, []*incidentlib.Case) {
 	c, err := corpus.LoadEmbedded()
 	if err != nil {
 		b.Fatal(err)
 	}
-	if n == 0 {
+	if n <= len(c.Cases) {
 		return c.Vocab, c.Cases
 	}
-	rng := rand.New(rand.NewSource(1))
-	out := make([]*incidentlib.Case, n)
-	for i := range out {
-		k := *c.Cases[i%len(c.Cases)]
-		k.ID = fmt.Sprintf("IL-%07d", i)
-		k.Date = fmt.Sprintf("%d-%02d-%02d", 2017+rng.Intn(10), 1+rng.Intn(12), 1+rng.Intn(28))
-		k.Title.EN = fmt.Sprintf("%s w%d", k.Title.EN, rng.Intn(n))
-		k.Related = nil
-		out[i] = &k
+	g := synth.New(c.Cases, n-len(c.Cases), synth.Options{Seed: 1})
+	out := append([]*incidentlib.Case{}, c.Cases...)
+	for len(out) < n {
+		out = append(out, g.Next())
 	}
 	return c.Vocab, out
 }
@@ -42,7 +38,11 @@ func synthetic(b testing.TB, n int) (*incidentlib.Vocab, []*incidentlib.Case) {
 var sizes = []struct {
 	name string
 	n    int
-}{{"real", 0}, {"10k", 10_000}, {"100k", 100_000}}
+}{{"real", 0}, {"10x", 10 * realCases}, {"100x", 100 * realCases}}
+
+// realCases is about the real corpus's size: the synthetic corpora are ten
+// and a hundred times it.
+const realCases = 509
 
 // latencies runs op b.N times and reports the median and 99th percentile.
 func latencies(b *testing.B, op func(i int)) {
@@ -197,5 +197,33 @@ func BenchmarkSearchLoadQueries(b *testing.B) {
 		if _, err := ix.Public().Search(queries[i%len(queries)]); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkScale runs the load's queries (every judged and unanswerable
+// one, as GET /api/cases asks them: relevance, ten hits, no facets) over
+// the real corpus and the synthetic ones ten and a hundred times its size,
+// and reports the median and 99th percentile of one search. The same run
+// at each size shows how the cost grows with the corpus.
+func BenchmarkScale(b *testing.B) {
+	var qs []string
+	for _, j := range loadRelevance(b) {
+		qs = append(qs, j.Q)
+	}
+	qs = append(qs, loadUnanswerable(b)...)
+	for _, s := range sizes {
+		b.Run(s.name, func(b *testing.B) {
+			ix := benchIndex(b, s.n)
+			for _, q := range qs { // every page's snippet fields analysed once
+				if _, err := ix.Public().Search(search.Query{Text: q, NoFacets: true}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			latencies(b, func(i int) {
+				if _, err := ix.Public().Search(search.Query{Text: qs[i%len(qs)], NoFacets: true}); err != nil {
+					b.Fatal(err)
+				}
+			})
+		})
 	}
 }

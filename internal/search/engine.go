@@ -5,7 +5,6 @@ import (
 	"math"
 	"runtime"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 
@@ -281,30 +280,24 @@ type statsCache struct {
 	m  [2]map[string]termStats
 }
 
-// resetStats empties the cache; the caller holds the write lock.
+// resetStats empties the cache and sets each field's mean length, for
+// public searches [0] and searches with private cases [1]; the caller
+// holds the write lock.
 func (ix *Index) resetStats() {
 	ix.stats.mu.Lock()
 	ix.stats.m = [2]map[string]termStats{{}, {}}
 	ix.stats.mu.Unlock()
-	// BM25's length part of each document's field, for public searches
-	// [0] and searches with private cases [1]: a term's score is then one
-	// division a posting.
 	for k, v := range [2]struct {
-		sums *[maxFields]float64
+		sums *[maxFields]int64
 		n    int
 	}{{&ix.sumLenPub, ix.nPublic}, {&ix.sumLen, ix.nLive}} {
 		N := float64(max(v.n, 1))
 		for f := 0; f < nFields; f++ {
-			avg := float32(v.sums[f] / N)
+			avg := float32(float64(v.sums[f]) / N)
 			if avg <= 0 {
 				avg = 1
 			}
-			lens := ix.flen[f]
-			kf := slices.Grow(ix.lenNorm[k][f][:0], len(lens))[:len(lens)]
-			for d, l := range lens {
-				kf[d] = bm25K1 * (1 - bm25B + bm25B*float32(l)/avg)
-			}
-			ix.lenNorm[k][f] = kf
+			ix.avgLen[k][f] = avg
 		}
 	}
 }
@@ -365,12 +358,12 @@ func (ix *Index) allowed(q *Query) bitset {
 		if terms := q.Filters[field]; len(terms) > 0 {
 			var anyOf bitset
 			for _, t := range terms {
-				anyOf.orInPlace(ix.termSets[field+"/"+t])
+				anyOf.orInPlace(ix.set(field + "/" + t))
 			}
 			set.andInPlace(anyOf)
 		}
 		for _, t := range q.AllOf[field] {
-			set.andInPlace(ix.termSets[field+"/"+t])
+			set.andInPlace(ix.set(field + "/" + t))
 		}
 	}
 	if q.YearFrom != 0 || q.YearTo != 0 {
@@ -448,7 +441,7 @@ type scorer struct {
 	includePrivate bool
 	sc             *scratch
 	visible        bitset
-	vis            int     // 0 public, 1 with private cases: ix.lenNorm's index
+	vis            int     // 0 public, 1 with private cases: ix.avgLen's index
 	N              float64 // the visible documents, at least one
 	// termW is each query term's weight: log(1 + N/(df+1)) over the
 	// documents holding it in any field. A word no case holds weighs most,
@@ -536,7 +529,9 @@ func (s *scorer) term(t string, weight float32) {
 		df := float64(n)
 		idf := float32(math.Log(1 + (N-df+0.5)/(df+0.5)))
 		w := fieldBoost[f] * idf * weight
-		lenNorm := ix.lenNorm[s.vis][f]
+		// BM25's length part, k1·(1-b+b·len/avg), as a + c·len.
+		a, c := float32(bm25K1*(1-bm25B)), float32(bm25K1*bm25B)/ix.avgLen[s.vis][f]
+		flen := ix.flen[f]
 		var bit uint64
 		if no <= 64 {
 			bit = 1 << (no - 1)
@@ -547,7 +542,7 @@ func (s *scorer) term(t string, weight float32) {
 				continue
 			}
 			tf := float32(pl.tfs[i])
-			norm := tf * (bm25K1 + 1) / (tf + lenNorm[d])
+			norm := tf * (bm25K1 + 1) / (tf + a + c*float32(flen[d]))
 			// add(d, w*norm, f), written out: the hottest loop of a search.
 			if sc.score[d] == 0 {
 				sc.touched = append(sc.touched, d)
@@ -603,7 +598,7 @@ func (s *scorer) aliases() {
 				aw += w
 			}
 		}
-		set := s.ix.termSets[a.key]
+		set := s.ix.set(a.key)
 		ac := evidence(set.andCount(s.visible), s.N)
 		sc.totalC += ac
 		set.each(func(d uint32) {
@@ -823,8 +818,7 @@ func (r *searchRun) match(allowed bitset) (bitset, []uint32) {
 	ix, sc := r.ix, r.sc
 	var hits bitset
 	var docs []uint32
-	rank := ix.dateRank
-	byDate := func(a, b uint32) bool { return rank[a] < rank[b] } // newer, by rankByDate
+	byDate := ix.newerDoc
 	r.byDate = byDate
 	less := byDate
 	if r.p.empty() {
@@ -891,7 +885,13 @@ func (r *searchRun) weak(res *Result, docs []uint32) {
 			}
 			return byDate(a, b)
 		})
-		res.Confidence = r.confidence(top[0], ix.snips(top[0]))
+		// The pairs are numbered by the snippet dictionary, which learns
+		// a document's terms when it is first analysed: number them
+		// after the best hit's analysis, so that the confidence is the
+		// same whatever searches came before.
+		ds := ix.snips(top[0])
+		r.pairs, _ = ix.pairUnits(r.p.pairs, sc.termC)
+		res.Confidence = r.confidence(top[0], ds)
 		if res.Confidence < WeakConfidence {
 			res.Weak = true
 			res.Notes = append(res.Notes, fmt.Sprintf("%s: the best case holds %.0f%% of the query's evidence (its rare terms and signatures); the results below are only the nearest", WeakNote, 100*res.Confidence))
@@ -934,6 +934,9 @@ func (r *searchRun) page(res *Result, docs []uint32) {
 	var marks []markTerm
 	if len(r.p.marks) > 0 {
 		marks = ix.snipCache.markTerms(r.p.marks, sc.termNo)
+	}
+	if !r.p.empty() { // numbered now that the page's terms are known (weak)
+		r.pairs, _ = ix.pairUnits(r.p.pairs, sc.termC)
 	}
 	var buf []uint32
 	res.Hits = make([]Hit, 0, len(page))
@@ -995,7 +998,7 @@ func (ix *Index) facets(hits bitset, lang string) map[string][]FacetCount {
 	fs.counts = counts
 	total := 0
 	for i := range ix.facetTab {
-		counts[i] = hits.andCount(ix.facetTab[i].set)
+		counts[i] = hits.andCount(*ix.facetTab[i].set)
 		if counts[i] > 0 {
 			total++
 		}
@@ -1042,43 +1045,41 @@ var facetScratchPool = sync.Pool{New: func() any { return new(facetScratch) }}
 // its labels in both readings.
 type facetEntry struct {
 	field, term string
-	set         bitset // as termSets holds it when the table was built
+	set         *bitset // termSets' set of the key
 	label       [len(snipLangs)]string
 	head        [len(snipLangs)][]byte // FacetCount.head in each language
 }
 
-// buildFacets rebuilds the table facets reads: every key of termSets in
-// term order, with its set and labels. The caller holds the write lock,
-// after any change to the documents (a change may move a set).
-func (ix *Index) buildFacets() {
-	tab := make([]facetEntry, 0, len(ix.termSets))
-	for key, set := range ix.termSets {
-		f, term, _ := strings.Cut(key, "/")
-		e := facetEntry{field: f, term: term, set: set}
-		for l, lang := range snipLangs {
-			if f == OrgFilter {
-				set.each(func(d uint32) {
-					if e.label[l] == "" && ix.docs[d] != nil {
-						e.label[l] = ix.docs[d].Org
-					}
-				})
-			} else {
-				e.label[l] = ix.vocab.Label(f, term, lang)
-			}
+// addFacet puts the new key of termSets, with its set, in the facet table
+// in field and term order: an organisation labelled by its name (label),
+// a vocabulary term by the vocabulary. The caller holds the write lock.
+func (ix *Index) addFacet(key string, set *bitset, label string) {
+	f, term, _ := strings.Cut(key, "/")
+	e := facetEntry{field: f, term: term, set: set}
+	for l, lang := range snipLangs {
+		if f == OrgFilter {
+			e.label[l] = label
+		} else {
+			e.label[l] = ix.vocab.Label(f, term, lang)
 		}
-		for l := range snipLangs {
-			e.head[l] = facetHead(e.term, e.label[l])
-		}
-		tab = append(tab, e)
+		e.head[l] = facetHead(e.term, e.label[l])
 	}
-	// By field, then term: facets reads each field's entries as one run.
-	sort.Slice(tab, func(i, j int) bool {
-		if tab[i].field != tab[j].field {
-			return tab[i].field < tab[j].field
+	i, _ := slices.BinarySearchFunc(ix.facetTab, e, func(a, b facetEntry) int {
+		if a.field != b.field {
+			return strings.Compare(a.field, b.field)
 		}
-		return tab[i].term < tab[j].term
+		return strings.Compare(a.term, b.term)
 	})
-	ix.facetTab = tab
+	ix.facetTab = slices.Insert(ix.facetTab, i, e)
+}
+
+// set returns the documents of key ("vocab/term" or "org/slug"), nil for
+// a key no document ever held. The caller holds the read lock.
+func (ix *Index) set(key string) bitset {
+	if b := ix.termSets[key]; b != nil {
+		return *b
+	}
+	return nil
 }
 
 // textScores runs text as a query and returns each matching case's score

@@ -90,21 +90,26 @@ type Index struct {
 	public bitset // live documents of public cases
 	rev    bitset // reviewed
 	year   []uint16
-	flen   [maxFields][]uint16
-	sumLen [maxFields]float64
+	// dateKey and idNum order documents by date, then id (newerDoc).
+	dateKey []uint32
+	idNum   []int64
+	flen    [maxFields][]uint16
+	// sumLen is the summed length of each field over the live documents,
+	// in whole terms, so that writes keep it exact.
+	sumLen [maxFields]int64
 	// sumLenPub and nPublic are the statistics of the public documents:
 	// a public search ranks by them alone, so that nothing about a private
 	// case (not even its words' frequencies) shows in a public answer.
-	sumLenPub [maxFields]float64
+	sumLenPub [maxFields]int64
 	nPublic   int
 	post      [maxFields]map[string]*postings
-	// termSets maps "vocab/term" (and "org/slug") to its documents.
-	termSets map[string]bitset
-	// newest is every live document, newest first, and dateRank each live
-	// document's place in it (0 is the newest): set after every change
-	// (rankByDate), so that searches order by date by comparing numbers.
+	// termSets maps "vocab/term" (and "org/slug") to its documents. A set
+	// is never replaced, so the facet table holds it by pointer.
+	termSets map[string]*bitset
+	// newest is every live document, newest first, sorted when cases()
+	// first needs it after a write (nil until then), under newestMu.
 	newest   []uint32
-	dateRank []uint32
+	newestMu sync.Mutex
 	nLive    int
 	// aliases are the vocabulary's aliases, longest first.
 	aliases []alias
@@ -113,14 +118,14 @@ type Index struct {
 	// snipCache holds documents' snippet fields, analysed.
 	snipCache *snipCache
 	// facetTab lists the keys of termSets with their labels, by field and
-	// term; rebuilt after every change (buildFacets).
+	// term; a new key is put in its place as it comes (addFacet).
 	facetTab []facetEntry
 	// stats keeps terms' document frequencies (statsOf).
 	stats statsCache
-	// lenNorm holds BM25's length part, k1·(1-b+b·len/avg), of each
-	// document's field, [0] for public searches and [1] with private
-	// cases; resetStats computes it after every change.
-	lenNorm [2][maxFields][]float32
+	// avgLen is each field's mean length in terms, [0] over the public
+	// documents and [1] over every live one; resetStats sets it after
+	// every change.
+	avgLen [2][maxFields]float32
 	// gate admits scoring reads, as many at once as there are processors
 	// (admit).
 	gate chan struct{}
@@ -128,7 +133,7 @@ type Index struct {
 
 // New builds an index over cases.
 func New(v *incidentlib.Vocab, cases []*incidentlib.Case) (*Index, error) {
-	ix := &Index{fast: newFastAnalyzer(), vocab: v, byID: map[string]uint32{}, termSets: map[string]bitset{}, orgByName: map[string]string{}, snipCache: newSnipCache(),
+	ix := &Index{fast: newFastAnalyzer(), vocab: v, byID: map[string]uint32{}, termSets: map[string]*bitset{}, orgByName: map[string]string{}, snipCache: newSnipCache(),
 		gate: make(chan struct{}, runtime.GOMAXPROCS(0))}
 	for _, f := range FilterFields {
 		for _, t := range v.Lists[f] {
@@ -245,13 +250,32 @@ func (ix *Index) eachSectionText(c *incidentlib.Case, s *incidentlib.Section, fn
 	}
 }
 
-// add appends a document; the caller holds the write lock.
+// add puts c in the index; the caller holds the write lock. A case the
+// index holds keeps its document number: the old version's postings are
+// replaced by the new one's term by term (a term both hold changes its
+// frequency in place, one only the old held loses the document, one only
+// the new holds gains it), and only the old version's own term sets are
+// cleared. A new case takes the next number, at the end of every posting
+// list. So a write costs the terms of the two versions, never a pass over
+// the corpus, and the posting lists never hold a dead document.
 func (ix *Index) add(c *incidentlib.Case, terms [maxFields]map[string]uint16, lens [maxFields]uint16) {
-	if old, ok := ix.byID[c.ID]; ok {
-		ix.retire(old)
+	d, ok := ix.byID[c.ID]
+	var oldTerms [maxFields]map[string]uint16
+	if ok {
+		old := ix.docs[d]
+		oldTerms, _ = ix.analyseCase(old, nil)
+		ix.unset(d, old)
+	} else {
+		d = uint32(len(ix.docs))
+		ix.docs = append(ix.docs, nil)
+		ix.year = append(ix.year, 0)
+		ix.dateKey = append(ix.dateKey, 0)
+		ix.idNum = append(ix.idNum, 0)
+		for f := 0; f < nFields; f++ {
+			ix.flen[f] = append(ix.flen[f], 0)
+		}
 	}
-	d := uint32(len(ix.docs))
-	ix.docs = append(ix.docs, c)
+	ix.docs[d] = c
 	ix.byID[c.ID] = d
 	ix.live.set(d)
 	if !c.Private {
@@ -261,12 +285,14 @@ func (ix *Index) add(c *incidentlib.Case, terms [maxFields]map[string]uint16, le
 	if c.Reviewed() {
 		ix.rev.set(d)
 	}
-	ix.year = append(ix.year, uint16(c.Year()))
+	ix.year[d] = uint16(c.Year())
+	ix.dateKey[d] = dateKey(c.Date)
+	ix.idNum[d] = idNumber(c.ID)
 	for f := 0; f < nFields; f++ {
-		ix.flen[f] = append(ix.flen[f], lens[f])
-		ix.sumLen[f] += float64(lens[f])
+		ix.flen[f][d] = lens[f]
+		ix.sumLen[f] += int64(lens[f])
 		if !c.Private {
-			ix.sumLenPub[f] += float64(lens[f])
+			ix.sumLenPub[f] += int64(lens[f])
 		}
 		for t, tf := range terms[f] {
 			p := ix.post[f][t]
@@ -274,33 +300,81 @@ func (ix *Index) add(c *incidentlib.Case, terms [maxFields]map[string]uint16, le
 				p = &postings{}
 				ix.post[f][t] = p
 			}
-			p.docs = append(p.docs, d)
-			p.tfs = append(p.tfs, tf)
+			p.put(d, tf)
+		}
+		for t := range oldTerms[f] {
+			if _, still := terms[f][t]; !still {
+				ix.dropPosting(f, t, d)
+			}
 		}
 	}
 	for _, f := range FilterFields {
 		for _, id := range incidentlib.CaseTerms(c, f) {
-			ix.setTerm(f+"/"+id, d)
+			ix.setTerm(f+"/"+id, d, "")
 		}
 	}
-	ix.setTerm("org/"+c.OrgSlug, d)
+	ix.setTerm("org/"+c.OrgSlug, d, c.Org)
 	ix.orgByName[strings.ToLower(c.Org)] = c.OrgSlug
 	ix.nLive++
+	ix.snipCache.forget(d)
+	ix.newest = nil
 }
 
-func (ix *Index) setTerm(key string, d uint32) {
-	b := ix.termSets[key]
-	b.set(d)
-	ix.termSets[key] = b
-}
-
-// retire takes a document out of every set; its postings stay and are
-// skipped, so an update costs no rewrite of the posting lists.
-func (ix *Index) retire(d uint32) {
-	c := ix.docs[d]
-	if c == nil {
+// dropPosting takes document d out of term t's postings in field f, and
+// the term out of the field when no document holds it any more.
+func (ix *Index) dropPosting(f int, t string, d uint32) {
+	p := ix.post[f][t]
+	if p == nil {
 		return
 	}
+	p.remove(d)
+	if len(p.docs) == 0 {
+		delete(ix.post[f], t)
+	}
+}
+
+// put sets document d's frequency tf: in place when the list holds d,
+// else inserted where d's number puts it (at the end for a new document).
+func (p *postings) put(d uint32, tf uint16) {
+	n := len(p.docs)
+	if n == 0 || p.docs[n-1] < d {
+		p.docs = append(p.docs, d)
+		p.tfs = append(p.tfs, tf)
+		return
+	}
+	i, found := slices.BinarySearch(p.docs, d)
+	if found {
+		p.tfs[i] = tf
+		return
+	}
+	p.docs = slices.Insert(p.docs, i, d)
+	p.tfs = slices.Insert(p.tfs, i, tf)
+}
+
+// remove takes document d out of the list.
+func (p *postings) remove(d uint32) {
+	if i, found := slices.BinarySearch(p.docs, d); found {
+		p.docs = slices.Delete(p.docs, i, i+1)
+		p.tfs = slices.Delete(p.tfs, i, i+1)
+	}
+}
+
+// setTerm adds document d to the set of key ("vocab/term" or "org/slug"),
+// and a new key to the facet table, labelled by label for an organisation.
+func (ix *Index) setTerm(key string, d uint32, label string) {
+	b := ix.termSets[key]
+	if b == nil {
+		b = &bitset{}
+		ix.termSets[key] = b
+		ix.addFacet(key, b, label)
+	}
+	b.set(d)
+}
+
+// unset takes document d, holding case c, out of the counts, the length
+// sums and the sets of c's own terms and organisation; its postings are
+// the caller's to change.
+func (ix *Index) unset(d uint32, c *incidentlib.Case) {
 	ix.live.clear(d)
 	if !c.Private {
 		ix.nPublic--
@@ -308,21 +382,55 @@ func (ix *Index) retire(d uint32) {
 	ix.public.clear(d)
 	ix.rev.clear(d)
 	for f := 0; f < nFields; f++ {
-		ix.sumLen[f] -= float64(ix.flen[f][d])
+		ix.sumLen[f] -= int64(ix.flen[f][d])
 		if !c.Private {
-			ix.sumLenPub[f] -= float64(ix.flen[f][d])
+			ix.sumLenPub[f] -= int64(ix.flen[f][d])
 		}
 	}
-	for key, b := range ix.termSets {
-		if b.has(d) {
-			b.clear(d)
-			ix.termSets[key] = b
+	for _, f := range FilterFields {
+		for _, id := range incidentlib.CaseTerms(c, f) {
+			if b := ix.termSets[f+"/"+id]; b != nil {
+				b.clear(d)
+			}
 		}
 	}
-	ix.docs[d] = nil
-	ix.snipCache.forget(d)
-	delete(ix.byID, c.ID)
+	if b := ix.termSets["org/"+c.OrgSlug]; b != nil {
+		b.clear(d)
+	}
 	ix.nLive--
+}
+
+// dateKey packs a date ("2024-03-01", "2024-03", "2024") into a number
+// that orders as the strings do: each digit as digit+1 in four bits, the
+// digits missing from a shorter date as zero.
+func dateKey(date string) uint32 {
+	var k uint32
+	n := 0
+	for i := 0; i < len(date) && n < 8; i++ {
+		if c := date[i]; c >= '0' && c <= '9' {
+			k = k<<4 | uint32(c-'0'+1)
+			n++
+		}
+	}
+	return k << (4 * (8 - n))
+}
+
+// idNumber is the number of a case id (IL-0049 is 49), or -1 for a string
+// that is not one.
+func idNumber(id string) int64 {
+	digits, ok := strings.CutPrefix(id, "IL-")
+	if !ok || digits == "" || len(digits) > 18 {
+		return -1
+	}
+	var n int64
+	for i := 0; i < len(digits); i++ {
+		c := digits[i]
+		if c < '0' || c > '9' {
+			return -1
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n
 }
 
 // Close releases the index.
@@ -356,48 +464,53 @@ func (ix *Index) get(id string) *incidentlib.Case {
 	return nil
 }
 
-// changed brings what the index derives from its documents up to date:
-// the term statistics and BM25's length parts (resetStats), the date order
-// (rankByDate) and the facet table (buildFacets). The caller holds the
-// write lock; every change of the documents ends here (New, Upsert,
-// Delete).
+// changed empties what the index derives from its documents and fills
+// again as searches need it: the term statistics (resetStats). The caller
+// holds the write lock; every change of the documents ends here (New,
+// Upsert, Delete). Nothing here is a pass over the corpus.
 func (ix *Index) changed() {
 	ix.resetStats()
-	ix.rankByDate()
-	ix.buildFacets()
 }
 
-// rankByDate sets newest, every live document newest first, and dateRank.
-// The caller holds the write lock (changed).
-func (ix *Index) rankByDate() {
-	order := make([]uint32, 0, ix.nLive)
-	ix.live.each(func(d uint32) { order = append(order, d) })
-	sort.Slice(order, func(i, j int) bool { return newer(ix.docs[order[i]], ix.docs[order[j]]) })
-	ix.newest = order
-	ix.dateRank = slices.Grow(ix.dateRank[:0], len(ix.docs))[:len(ix.docs)]
-	for k, d := range order {
-		ix.dateRank[d] = uint32(k)
+// newerDoc reports whether document a is newer than b: a later date, or
+// on the same date a higher id number (incidentlib.CompareIDs' order).
+// The caller holds the read lock.
+func (ix *Index) newerDoc(a, b uint32) bool {
+	if ix.dateKey[a] != ix.dateKey[b] {
+		return ix.dateKey[a] > ix.dateKey[b]
 	}
-}
-
-func newer(a, b *incidentlib.Case) bool {
-	if a.Date != b.Date {
-		return a.Date > b.Date
-	}
-	return incidentlib.CompareIDs(a.ID, b.ID) > 0
+	return ix.idNum[a] > ix.idNum[b]
 }
 
 // cases returns every case, newest first; private ones only when asked.
+// The order is sorted when first asked for after a write and kept until
+// the next, so that a write never sorts the corpus.
 func (ix *Index) cases(includePrivate bool) []*incidentlib.Case {
 	ix.mu.RLock()
+	defer ix.mu.RUnlock()
+	ix.newestMu.Lock()
 	order := ix.newest
+	if order == nil {
+		order = make([]uint32, 0, ix.nLive)
+		ix.live.each(func(d uint32) { order = append(order, d) })
+		slices.SortFunc(order, func(a, b uint32) int {
+			switch {
+			case ix.newerDoc(a, b):
+				return -1
+			case ix.newerDoc(b, a):
+				return 1
+			}
+			return 0
+		})
+		ix.newest = order
+	}
+	ix.newestMu.Unlock()
 	out := make([]*incidentlib.Case, 0, len(order))
 	for _, d := range order {
 		if c := ix.docs[d]; c != nil && (includePrivate || !c.Private) {
 			out = append(out, c)
 		}
 	}
-	ix.mu.RUnlock()
 	return out
 }
 
@@ -406,45 +519,30 @@ func (ix *Index) Upsert(c *incidentlib.Case) error {
 	terms, lens := ix.analyseCase(c, nil)
 	ix.mu.Lock()
 	ix.add(c, terms, lens)
-	ix.compactIfNeeded()
 	ix.changed()
 	ix.mu.Unlock()
 	return nil
 }
 
 // Delete removes one case; deleting a case the index lacks is not an error.
+// Its document number stays empty.
 func (ix *Index) Delete(id string) error {
 	ix.mu.Lock()
 	if d, ok := ix.byID[id]; ok {
-		ix.retire(d)
+		c := ix.docs[d]
+		terms, _ := ix.analyseCase(c, nil)
+		for f := 0; f < nFields; f++ {
+			for t := range terms[f] {
+				ix.dropPosting(f, t, d)
+			}
+		}
+		ix.unset(d, c)
+		ix.docs[d] = nil
+		delete(ix.byID, id)
+		ix.snipCache.forget(d)
+		ix.newest = nil
 	}
-	ix.compactIfNeeded()
 	ix.changed()
 	ix.mu.Unlock()
 	return nil
-}
-
-// compactIfNeeded rebuilds the posting lists when retired documents make up
-// a quarter of them, so that long-running servers with many edits stay
-// fast. The caller holds the write lock.
-func (ix *Index) compactIfNeeded() {
-	dead := len(ix.docs) - ix.nLive
-	if dead < 64 || dead*4 < len(ix.docs) {
-		return
-	}
-	var cases []*incidentlib.Case
-	for _, c := range ix.docs {
-		if c != nil {
-			cases = append(cases, c)
-		}
-	}
-	fresh, err := New(ix.vocab, cases)
-	if err != nil {
-		return
-	}
-	ix.docs, ix.byID, ix.live, ix.public, ix.rev = fresh.docs, fresh.byID, fresh.live, fresh.public, fresh.rev
-	ix.year, ix.flen, ix.sumLen, ix.post, ix.termSets = fresh.year, fresh.flen, fresh.sumLen, fresh.post, fresh.termSets
-	ix.nLive = fresh.nLive
-	ix.snipCache = fresh.snipCache
-	ix.sumLenPub, ix.nPublic = fresh.sumLenPub, fresh.nPublic
 }

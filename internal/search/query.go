@@ -315,7 +315,7 @@ func (ix *Index) orgSlugs(given []string, includePrivate bool) ([]string, error)
 	// The index keeps every organisation's name by slug; an organisation
 	// counts when a case the caller may see carries it. The slow path (the
 	// list of suggestions) runs only for a name that matches nothing.
-	visibleSlug := func(slug string) bool { return ix.termSets["org/"+slug].andCount(visible) > 0 }
+	visibleSlug := func(slug string) bool { return ix.set("org/"+slug).andCount(visible) > 0 }
 	lookup := func(key string) (string, bool) {
 		if visibleSlug(key) {
 			return key, true

@@ -191,7 +191,7 @@ func (ix *Index) rank(p profile, text string, exclude map[string]bool, limit int
 	var cand bitset
 	for _, f := range []string{incidentlib.VocabComponents, incidentlib.VocabSymptoms, incidentlib.VocabContributing} {
 		for _, id := range p.terms[f] {
-			for i, w := range ix.termSets[f+"/"+id] {
+			for i, w := range ix.set(f + "/" + id) {
 				for len(cand) <= i {
 					cand = append(cand, 0)
 				}

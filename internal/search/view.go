@@ -102,7 +102,7 @@ func (v *View) TermCounts() map[string]map[string]int {
 	}
 	for _, f := range FilterFields {
 		for id := range out[f] {
-			out[f][id] = visible.andCount(ix.termSets[f+"/"+id])
+			out[f][id] = visible.andCount(ix.set(f + "/" + id))
 		}
 	}
 	ix.mu.RUnlock()

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# Scale run: the real corpus and synthetic ones ten and a hundred times its
+# size (tools/scale/gen, cases drawn from the real ones with varied words),
+# each loaded with `incidentlib import` into its own SQLite file and served
+# by `incidentlib serve`, measured side by side in one run with the same
+# load: the judged and unanswerable queries of tools/load/queries as
+# GET /api/cases?q=… (510 distinct searches), driven by wrk on loopback.
+#
+# For each corpus: bulk-load time, start-up time (the process started to
+# /readyz answering), per-search p50/p99 on one connection, searches/s and
+# p50/p99 on 32 connections, resident memory after the load, and the time
+# of one write (PUT /api/cases/ID, the median of 20) with the p99 of the
+# searches that ran meanwhile on 4 connections.
+#
+# Usage: tools/scale/run.sh [SECONDS] [TIMES...]   (default: 20 s, 1 10 100)
+# The synthetic corpora are kept in $SCALE_CACHE (default /tmp/incidentlib-scale)
+# between runs; delete it to draw them again.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+secs=${1:-20}
+shift || true
+sizes=("$@")
+[ ${#sizes[@]} -gt 0 ] || sizes=(1 10 100)
+command -v wrk >/dev/null || { echo "wrk is missing: apt-get install -y wrk"; exit 2; }
+cache=${SCALE_CACHE:-/tmp/incidentlib-scale}
+mkdir -p "$cache"
+tmp=$(mktemp -d)
+pids=()
+trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$tmp"' EXIT
+go build -o "$tmp/incidentlib" ./cmd/incidentlib
+go build -o "$tmp/gen" ./tools/scale/gen
+go run ./tools/load/queries -out "$tmp"
+freeport() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+now() { date +%s.%N; }
+export INCIDENTLIB_TOKEN=scale-run-write-token-0123456789
+rows=()
+for times in "${sizes[@]}"; do
+  db="$tmp/scale$times.db"
+  load="-"
+  if [ "$times" -gt 1 ]; then
+    if [ ! -f "$cache/$times/done" ]; then
+      rm -rf "${cache:?}/$times"
+      "$tmp/gen" -times "$times" -out "$cache/$times"
+      touch "$cache/$times/done"
+    fi
+    t0=$(now)
+    "$tmp/incidentlib" import --db "$db" "$cache/$times"/cases-*.jsonl
+    load=$(awk -v a="$t0" -v b="$(now)" 'BEGIN {printf "%.1f s", b-a}')
+  fi
+  port=$(freeport)
+  base="http://127.0.0.1:$port"
+  t0=$(now)
+  "$tmp/incidentlib" serve --addr "127.0.0.1:$port" --db "$db" --rate-limit 0 2>"$tmp/serve$times.log" &
+  pid=$!
+  pids+=("$pid")
+  until curl -fs "$base/readyz" >/dev/null 2>&1; do
+    kill -0 "$pid" 2>/dev/null || { echo "serve stopped:"; cat "$tmp/serve$times.log"; exit 1; }
+    sleep 0.05
+  done
+  start=$(awk -v a="$t0" -v b="$(now)" 'BEGIN {printf "%.1f s", b-a}')
+  cases=$(curl -fs "$base/api/cases?fields=id&limit=1" | python3 -c 'import json,sys; print(json.load(sys.stdin)["total"])')
+  echo "## ${times}x: $cases cases, loaded in $load, started in $start"
+  # Every search path answers 200, which also analyses each page's snippet fields once.
+  while IFS= read -r p; do
+    code=$(curl -s -o /dev/null -w '%{http_code}' "$base$p")
+    [ "$code" = 200 ] || { echo "search $p answered $code"; exit 1; }
+  done < "$tmp/paths.txt"
+  wrkrun() { # CONNS SECONDS: prints rate p50 p99
+    wrk -t"$(( $1 < 2 ? 1 : 2 ))" -c"$1" -d"$2s" --latency -s tools/load/lines.lua "$base" -- "$tmp/paths.txt" GET > "$tmp/wrk.out"
+    grep -q 'Non-2xx\|Socket errors' "$tmp/wrk.out" && { cat "$tmp/wrk.out"; echo "errors in the load"; exit 1; }
+    echo "$(awk '/Requests\/sec/ {print $2}' "$tmp/wrk.out") $(awk '$1=="50%" {print $2}' "$tmp/wrk.out") $(awk '$1=="99%" {print $2}' "$tmp/wrk.out")"
+  }
+  read -r _ one50 one99 <<<"$(wrkrun 1 "$secs")"
+  read -r rate32 p50_32 p99_32 <<<"$(wrkrun 32 "$secs")"
+  rss=$(awk '/VmRSS/ {printf "%.0f MB", $2/1024}' "/proc/$pid/status")
+  # One write at a time while searches run on 4 connections: the median
+  # PUT and the searches' p99 meanwhile.
+  id=$(sed -n 1p "$tmp/cases.txt" | sed 's#.*/##')
+  curl -fs "$base/api/cases/$id" > "$tmp/case.json"
+  wrk -t2 -c4 -d"$secs"s --latency -s tools/load/lines.lua "$base" -- "$tmp/paths.txt" GET > "$tmp/wrkw.out" &
+  wpid=$!
+  sleep 1
+  : > "$tmp/puts"
+  for i in $(seq 1 20); do
+    python3 -c 'import json,sys; c=json.load(open(sys.argv[1])); c["summary"]["en"]+=" scaleword%s"%sys.argv[2]; c.pop("url",None); print(json.dumps(c))' "$tmp/case.json" "$i" > "$tmp/put.json"
+    curl -fs -o /dev/null -w '%{time_total}\n' -X PUT "$base/api/cases/$id" -H "Authorization: Bearer $INCIDENTLIB_TOKEN" \
+      -H 'Content-Type: application/json' --data-binary @"$tmp/put.json" >> "$tmp/puts"
+    sleep 0.2
+  done
+  wait "$wpid"
+  put=$(sort -n "$tmp/puts" | awk '{a[NR]=$1} END {printf "%.1f ms", 1000*a[int((NR+1)/2)]}')
+  wp99=$(awk '$1=="99%" {print $2}' "$tmp/wrkw.out")
+  rows+=("${times}x|$cases|$load|$start|$one50|$one99|$rate32|$p50_32|$p99_32|$rss|$put|$wp99")
+  kill "$pid"
+  wait "$pid" 2>/dev/null || true
+done
+echo
+echo "| corpus | cases | bulk load | start-up | 1 conn p50 | 1 conn p99 | 32 conns req/s | 32 conns p50 | 32 conns p99 | RSS after | one PUT (median of 20) | search p99 during PUTs (4 conns) |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
+for r in "${rows[@]}"; do echo "| ${r//|/ | } |"; done
