@@ -8,6 +8,7 @@ import (
 	"net/netip"
 	"os"
 	"os/signal"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"syscall"
@@ -61,9 +62,31 @@ func rawToken() (token, from string, err error) {
 }
 
 // openStore opens the database the config names.
-// serveGCPercent is the GC setting of `incidentlib serve` when GOGC is not
-// set.
-const serveGCPercent = 400
+// gcRoom is how far serve lets the heap grow over the live one between
+// two collections, and gcPercentMin and gcPercentMax bound the GOGC that
+// makes (gcPercentFor).
+const (
+	gcRoom       = 256 << 20
+	gcPercentMin = 25
+	gcPercentMax = 400
+)
+
+// gcPercentFor is the GOGC that lets a live heap of live bytes grow by
+// gcRoom, within [gcPercentMin, gcPercentMax].
+func gcPercentFor(live uint64) int {
+	if live == 0 {
+		return gcPercentMax
+	}
+	return int(min(max(gcRoom*100/live, gcPercentMin), gcPercentMax))
+}
+
+// liveHeap collects garbage and returns the heap that is left.
+func liveHeap() uint64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
 
 var openStore = func(ctx context.Context, cfg server.Config) (incidentlib.Store, string, error) {
 	if cfg.DatabaseURL != "" {
@@ -194,22 +217,31 @@ func runServe(e *env, cfg *server.Config, trusted []string) error {
 		st.Close()
 		return failure(err)
 	}
-	// A server's heap is its index, which lives as long as the
-	// process, and every request's garbage, which dies at once:
-	// collecting when the heap has grown by four times the live one
-	// (not by once) costs a few tens of MB and gave searches under
-	// load 6-7 % more throughput (docs/PERFORMANCE.md). A GOGC the
-	// user sets wins. (The setting is the process's, so it is made
-	// here, not in a constructor.)
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(serveGCPercent)
-	}
 	srv, err := server.New(ctx, *cfg, st, c, log)
 	if err != nil {
 		ln.Close()
 		st.Close()
 		return failure(err)
 	}
+	// A server's heap is its index, which lives as long as the
+	// process, and every request's garbage, which dies at once. Each
+	// collection costs in proportion to the live heap; between two, the
+	// requests' garbage needs room. So the heap may grow by a fixed room
+	// over the live one, gcRoom, not by a multiple of it: for the
+	// corpus built in that is GOGC 400 (which gave searches under load
+	// 6-7 % more throughput than 100, docs/PERFORMANCE.md), for a corpus
+	// a hundred times larger about 25, so that memory follows the index
+	// rather than five times it. A GOGC the user sets wins. (The
+	// setting is the process's, so it is made here, once the index is
+	// built, not in a constructor.)
+	if os.Getenv("GOGC") == "" {
+		pct := gcPercentFor(liveHeap())
+		debug.SetGCPercent(pct)
+		log.Debug("garbage collection", "gogc", pct)
+	}
+	// Building the index took more memory than it keeps: give the rest
+	// back to the system now rather than over the next minutes.
+	debug.FreeOSMemory()
 	defer srv.Close()
 	log.Info("serving", "addr", ln.Addr().String(), "base_url", cfg.BaseURL, "store", where,
 		"writes", cfg.Token != "", "startup", time.Since(start).Round(time.Millisecond))

@@ -1050,10 +1050,10 @@ type facetEntry struct {
 	head        [len(snipLangs)][]byte // FacetCount.head in each language
 }
 
-// addFacet puts the new key of termSets, with its set, in the facet table
-// in field and term order: an organisation labelled by its name (label),
-// a vocabulary term by the vocabulary. The caller holds the write lock.
-func (ix *Index) addFacet(key string, set *bitset, label string) {
+// facetEntry makes the facet table's entry of a key of termSets, with its
+// set: an organisation labelled by its name (label), a vocabulary term by
+// the vocabulary.
+func (ix *Index) facetEntry(key string, set *bitset, label string) facetEntry {
 	f, term, _ := strings.Cut(key, "/")
 	e := facetEntry{field: f, term: term, set: set}
 	for l, lang := range snipLangs {
@@ -1064,12 +1064,22 @@ func (ix *Index) addFacet(key string, set *bitset, label string) {
 		}
 		e.head[l] = facetHead(e.term, e.label[l])
 	}
-	i, _ := slices.BinarySearchFunc(ix.facetTab, e, func(a, b facetEntry) int {
-		if a.field != b.field {
-			return strings.Compare(a.field, b.field)
-		}
-		return strings.Compare(a.term, b.term)
-	})
+	return e
+}
+
+// compareFacets orders the facet table: by field, then term.
+func compareFacets(a, b facetEntry) int {
+	if a.field != b.field {
+		return strings.Compare(a.field, b.field)
+	}
+	return strings.Compare(a.term, b.term)
+}
+
+// addFacet puts a new key of termSets, with its set, in its place in the
+// facet table. The caller holds the write lock.
+func (ix *Index) addFacet(key string, set *bitset, label string) {
+	e := ix.facetEntry(key, set, label)
+	i, _ := slices.BinarySearchFunc(ix.facetTab, e, compareFacets)
 	ix.facetTab = slices.Insert(ix.facetTab, i, e)
 }
 

@@ -126,6 +126,8 @@ type Index struct {
 	// documents and [1] over every live one; resetStats sets it after
 	// every change.
 	avgLen [2][maxFields]float32
+	// building is set while New adds the corpus.
+	building bool
 	// gate admits scoring reads, as many at once as there are processors
 	// (admit).
 	gate chan struct{}
@@ -182,10 +184,15 @@ func New(v *incidentlib.Vocab, cases []*incidentlib.Case) (*Index, error) {
 	}()
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
+	// The facet table is sorted once at the end, not kept in order key by
+	// key (which costs the table's length a key).
+	ix.building = true
 	for i := range cases {
 		a := <-out[i]
 		ix.add(a.c, a.terms, a.lens)
 	}
+	ix.building = false
+	slices.SortFunc(ix.facetTab, compareFacets)
 	ix.changed()
 	return ix, nil
 }
@@ -366,7 +373,11 @@ func (ix *Index) setTerm(key string, d uint32, label string) {
 	if b == nil {
 		b = &bitset{}
 		ix.termSets[key] = b
-		ix.addFacet(key, b, label)
+		if ix.building {
+			ix.facetTab = append(ix.facetTab, ix.facetEntry(key, b, label))
+		} else {
+			ix.addFacet(key, b, label)
+		}
 	}
 	b.set(d)
 }

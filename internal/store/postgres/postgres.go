@@ -24,6 +24,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/internal/store/decodeall"
 )
 
 //go:embed migrations/*.sql
@@ -159,21 +160,29 @@ func (s *Store) Cases(ctx context.Context) ([]*incidentlib.Case, error) {
 		return nil, unavailable(err)
 	}
 	defer rows.Close()
-	var out []*incidentlib.Case
+	type row struct {
+		data    []byte
+		private bool
+	}
+	var raw []row
 	for rows.Next() {
-		var data []byte
-		var private bool
-		if err := rows.Scan(&data, &private); err != nil {
+		var r row
+		if err := rows.Scan(&r.data, &r.private); err != nil {
 			return nil, unavailable(err)
 		}
-		c, err := decode(data, private)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, c)
+		raw = append(raw, r)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, unavailable(err)
+	}
+	// Decoded on every core: at start a server reads every case.
+	out := make([]*incidentlib.Case, len(raw))
+	if err := decodeall.Each(len(raw), func(i int) (err error) {
+		out[i], err = decode(raw[i].data, raw[i].private)
+		raw[i].data = nil // the text is the case's now
+		return err
+	}); err != nil {
+		return nil, err
 	}
 	// ORDER BY id is byte order (IL-10000 before IL-9999); ids are ordered
 	// by number.
