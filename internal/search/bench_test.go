@@ -203,9 +203,8 @@ func BenchmarkSearchLoadQueries(b *testing.B) {
 // BenchmarkScale runs the load's queries (every judged and unanswerable
 // one, as GET /api/cases asks them: relevance, ten hits, no facets) over
 // the real corpus and the synthetic ones ten and a hundred times its size,
-// pruned (as served) and with every document scored, and reports the
-// median and 99th percentile of one search. The same run at each size
-// shows how the cost grows with the corpus.
+// and reports the median and 99th percentile of one search. The same run
+// at each size shows how the cost grows with the corpus.
 func BenchmarkScale(b *testing.B) {
 	var qs []string
 	for _, j := range loadRelevance(b) {
@@ -215,21 +214,16 @@ func BenchmarkScale(b *testing.B) {
 	for _, s := range sizes {
 		b.Run(s.name, func(b *testing.B) {
 			ix := benchIndex(b, s.n)
-			for _, mode := range []string{"pruned", "exhaustive"} {
-				b.Run(mode, func(b *testing.B) {
-					defer search.SetPruning(search.SetPruning(mode == "pruned"))
-					for _, q := range qs { // every page's snippet fields analysed once
-						if _, err := ix.Public().Search(search.Query{Text: q, NoFacets: true}); err != nil {
-							b.Fatal(err)
-						}
-					}
-					latencies(b, func(i int) {
-						if _, err := ix.Public().Search(search.Query{Text: qs[i%len(qs)], NoFacets: true}); err != nil {
-							b.Fatal(err)
-						}
-					})
-				})
+			for _, q := range qs { // every page's snippet fields analysed once
+				if _, err := ix.Public().Search(search.Query{Text: q, NoFacets: true}); err != nil {
+					b.Fatal(err)
+				}
 			}
+			latencies(b, func(i int) {
+				if _, err := ix.Public().Search(search.Query{Text: qs[i%len(qs)], NoFacets: true}); err != nil {
+					b.Fatal(err)
+				}
+			})
 		})
 	}
 }

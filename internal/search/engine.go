@@ -1,7 +1,6 @@
 package search
 
 import (
-	"cmp"
 	"fmt"
 	"math"
 	"runtime"
@@ -204,7 +203,6 @@ type scratch struct {
 	termNo  map[string]uint16 // the query's distinct scored terms, numbered from 1
 	touched []uint32
 	docs    []uint32 // the hits, for Search alone (it outlives no search)
-	cand    []uint32 // closeScore's candidates, in order
 	// snip is where Search writes the page's snippets; its builder is new
 	// each search (the snippets outlive it), its span buffers are kept.
 	snip snipOut
@@ -450,10 +448,6 @@ type scorer struct {
 	// so a question about sourdough is not "matched" by its common words.
 	termW map[string]float32
 	termC map[string]float32 // sc.termC: each scored term's evidence
-	// cand, when set, are the allowed documents in order (the candidates
-	// of closeScore): a posting list much longer than it is probed for
-	// them rather than read whole.
-	cand []uint32
 }
 
 func (ix *Index) newScorer(p textPlan, allowed bitset, includePrivate bool, sc *scratch) *scorer {
@@ -543,10 +537,6 @@ func (s *scorer) term(t string, weight float32) {
 			bit = 1 << (no - 1)
 		}
 		fmask := sc.fmask[f]
-		if s.cand != nil && len(s.cand)*probeRatio < len(pl.docs) {
-			s.probe(pl, f, w, a, c, bit, no, tw, tc)
-			continue
-		}
 		for i, d := range pl.docs {
 			if !allowed.has(d) {
 				continue
@@ -652,336 +642,6 @@ func (s *scorer) hits(must bitset) (bitset, []uint32) {
 		})
 	}
 	return hits, docs
-}
-
-// pruning turns pruned on; a test turns it off to compare the answers
-// with scoring every document.
-var pruning = true
-
-// probeRatio is how many times longer than the candidates a posting list
-// must be for the candidates to be looked up in it (probe) rather than
-// the list read whole: a look-up costs a few steps of a galloping search.
-const probeRatio = 8
-
-// probe scores, in field f, the candidates that posting list pl holds,
-// finding each by a galloping search from the last one found: its cost
-// follows the candidates, not the list. w, a, c, bit, no, tw and tc are
-// term's figures for the field.
-func (s *scorer) probe(pl *postings, f int, w, a, c float32, bit uint64, no uint16, tw, tc float32) {
-	sc, flen, fmask := s.sc, s.ix.flen[f], s.sc.fmask[f]
-	docs := pl.docs
-	j := 0
-	for _, d := range s.cand {
-		j = gallop(docs, j, d)
-		if j == len(docs) {
-			return
-		}
-		if docs[j] != d {
-			continue
-		}
-		tf := float32(pl.tfs[j])
-		norm := tf * (bm25K1 + 1) / (tf + a + c*float32(flen[d]))
-		if sc.score[d] == 0 {
-			sc.touched = append(sc.touched, d)
-		}
-		sc.score[d] += w * norm
-		sc.fields[d] |= 1 << f
-		fmask[d] |= bit
-		if sc.last[d] != no {
-			sc.last[d] = no
-			sc.nterms[d]++
-			sc.mw[d] += tw
-			sc.cw[d] += tc
-		}
-	}
-}
-
-// gallop returns the first index at or after from where docs (ascending)
-// holds d or a larger number: steps of doubling length, then a binary
-// search within the last.
-func gallop(docs []uint32, from int, d uint32) int {
-	if from >= len(docs) || docs[from] >= d {
-		return from
-	}
-	step := 1
-	lo := from
-	hi := from + step
-	for hi < len(docs) && docs[hi] < d {
-		lo = hi
-		step *= 2
-		hi = lo + step
-	}
-	hi = min(hi, len(docs))
-	i, _ := slices.BinarySearch(docs[lo+1:hi], d)
-	return lo + 1 + i
-}
-
-// unit is a term of a query, with its weight in the match measure
-// (closeness) and the most it can add to a document's score.
-type unit struct {
-	term  string
-	w, ub float32
-}
-
-// pruned is score with its cost following the results rather than the
-// posting lists: the same hits, and the same scores for every document
-// that can rank within the first k (offset+limit) or be close, but the
-// others, which can do neither, are counted and never scored.
-//
-// The hits are the documents holding any term, named by an alias or an
-// id, or holding every phrase: a union of sets, one bit a posting. A
-// document is close when the terms it holds weigh at least half of the
-// query's (closeness). Sorted by weight, the lightest terms whose weights
-// sum to under half make the light set: a close document holds a term
-// outside it. The candidates are the documents holding such a term, or
-// named by an alias or an id, or holding the phrases; every term is scored
-// over them alone, a long posting list probed for them (probe). A document
-// outside the candidates scores at most the sum of the light terms' upper
-// bounds (each field's weight times BM25's ceiling, k1+1). When that is
-// below the k-th best candidate's score, the first k are all candidates,
-// as MaxScore (Turtle and Flood, 1995) splits terms into essential and
-// non-essential by their bounds: here the split is by the match measure,
-// and one bound check decides for the whole light set. When the check
-// fails (a query of similar common words), or k is past the candidates,
-// ok is false and the caller scores every document (score).
-//
-// scoreAll lists the hits that must have scores whatever their rank: the
-// page of a search in date order (scoreDocs).
-func (ix *Index) pruned(p textPlan, allowed bitset, includePrivate bool, k int, sc *scratch) (hits bitset, docs []uint32, ok bool) {
-	if len(p.terms) == 0 {
-		return nil, nil, false
-	}
-	sc.size(len(ix.docs))
-	s := ix.newScorer(p, allowed, includePrivate, sc)
-	// Weigh every term first, in the order score meets them, so that
-	// their numbers and the query's totals are the same.
-	var units []unit
-	at := map[string]int{}
-	bound := func(st *termStats, weight float32) float32 {
-		var b float32
-		for f := 0; f < nFields; f++ {
-			if n := st.df[f]; n > 0 {
-				df := float64(n)
-				idf := float32(math.Log(1 + (s.N-df+0.5)/(df+0.5)))
-				tf := float32(st.pl[f].maxTF)
-				a, c := float32(bm25K1*(1-bm25B)), float32(bm25K1*bm25B)/ix.avgLen[s.vis][f]
-				// The same arithmetic as term's, at the list's largest
-				// frequency and shortest field, and a hair over.
-				b += fieldBoost[f] * idf * weight * (tf * (bm25K1 + 1) / (tf + a + c*float32(st.pl[f].minLen))) * 1.0001
-			}
-		}
-		return b
-	}
-	stats := map[string]termStats{}
-	meet := func(t string, weight float32) {
-		st, seen := stats[t]
-		if !seen {
-			st = ix.statsOf(t, includePrivate, s.visible)
-			stats[t] = st
-		}
-		_, tw, _ := s.weigh(t, &st)
-		i, ok := at[t]
-		if !ok {
-			i = len(units)
-			at[t] = i
-			units = append(units, unit{term: t, w: tw})
-		}
-		units[i].ub += bound(&st, weight)
-	}
-	for _, t := range p.terms {
-		meet(t, 1)
-	}
-	for _, ph := range p.phrases {
-		for _, t := range ph {
-			meet(t, 2)
-		}
-	}
-	if sc.totalW <= 0 {
-		return nil, nil, false
-	}
-	// The hits, and the candidates.
-	named := bitset{}
-	for _, a := range p.aliases {
-		named.orInPlace(ix.set(a.key))
-	}
-	for _, id := range p.ids {
-		if d, ok := ix.byID[id]; ok {
-			named.set(d)
-		}
-	}
-	slices.SortStableFunc(units, func(a, b unit) int { return cmp.Compare(a.w, b.w) })
-	// When the lists of the terms a close document must hold make most of
-	// the postings, scoring the candidates saves little and a failed
-	// bound check would score everything twice: score every document.
-	var all, essential int
-	var acc float32
-	for _, u := range units {
-		n := 0
-		for f := 0; f < nFields; f++ {
-			if pl := stats[u.term].pl[f]; pl != nil {
-				n += len(pl.docs)
-			}
-		}
-		all += n
-		if 2*(acc+u.w) < sc.totalW {
-			acc += u.w
-		} else {
-			essential += n
-		}
-	}
-	if essential*2 > all {
-		return nil, nil, false
-	}
-	var light, lightUB float32
-	cand := named.clone()
-	hits = named.clone()
-	for _, u := range units {
-		isLight := 2*(light+u.w) < sc.totalW
-		if isLight {
-			light += u.w
-			lightUB += u.ub
-		}
-		for f := 0; f < nFields; f++ {
-			if pl := stats[u.term].pl[f]; pl != nil {
-				for _, d := range pl.docs {
-					hits.set(d)
-					if !isLight {
-						cand.set(d)
-					}
-				}
-			}
-		}
-	}
-	hits.andInPlace(allowed)
-	cand.andInPlace(allowed)
-	var must bitset
-	if len(p.phrases) > 0 {
-		must = allowed.clone()
-		for _, ph := range p.phrases {
-			must.andInPlace(ix.phraseDocs(ph, must))
-		}
-		hits.andInPlace(must)
-		hits.orInPlace(must)
-		cand = must.clone()
-		lightUB = 0 // nothing outside the phrases is a hit
-	}
-	s.allowed = cand
-	s.cand = sc.cand[:0]
-	cand.each(func(d uint32) { s.cand = append(s.cand, d) })
-	sc.cand = s.cand
-	for _, t := range p.terms {
-		s.term(t, 1)
-	}
-	for _, ph := range p.phrases {
-		for _, t := range ph {
-			s.term(t, 2)
-		}
-	}
-	s.ids()
-	s.aliases()
-	if must != nil {
-		must.each(func(d uint32) {
-			if sc.score[d] == 0 {
-				sc.touched = append(sc.touched, d)
-				sc.score[d] = 1e-6
-				sc.fields[d] = 0xff
-			}
-		})
-	}
-	// Is every document that can rank within the first k scored? The
-	// k-th best candidate's score is the bar, θ. Sorted by their bounds,
-	// the terms whose bounds sum to under θ cannot lift a document over
-	// it together; a document holding another light term may, and is
-	// scored too (MaxScore's essential lists). What is never scored then
-	// holds only terms whose bounds sum to under θ.
-	if lightUB > 0 {
-		theta, ok := s.kth(k)
-		if !ok {
-			return nil, nil, false
-		}
-		if lightUB >= theta {
-			slices.SortStableFunc(units, func(a, b unit) int { return cmp.Compare(a.ub, b.ub) })
-			var sum float32
-			more := bitset{}
-			for _, u := range units {
-				if sum+u.ub < theta {
-					sum += u.ub
-					continue
-				}
-				for f := 0; f < nFields; f++ {
-					if pl := stats[u.term].pl[f]; pl != nil {
-						for _, d := range pl.docs {
-							if !cand.has(d) {
-								more.set(d)
-							}
-						}
-					}
-				}
-			}
-			more.andInPlace(allowed)
-			if more.count() > 0 {
-				s.allowed = more
-				s.cand = s.cand[:0]
-				more.each(func(d uint32) { s.cand = append(s.cand, d) })
-				sc.cand = s.cand
-				for _, t := range p.terms {
-					s.term(t, 1)
-				}
-			}
-		}
-	}
-	docs = sc.docs[:0]
-	hits.each(func(d uint32) { docs = append(docs, d) })
-	sc.docs = docs[:0]
-	return hits, docs, true
-}
-
-// kth returns the k-th best score among the documents scored so far, and
-// false when fewer than k have a score.
-func (s *scorer) kth(k int) (float32, bool) {
-	sc := s.sc
-	k = max(k, 1)
-	scored := 0
-	for _, d := range sc.touched {
-		if sc.score[d] > 0 {
-			scored++
-		}
-	}
-	if scored < k {
-		return 0, false
-	}
-	top := topK(sc.touched, k, func(a, b uint32) bool { return sc.score[a] > sc.score[b] })
-	return sc.score[top[len(top)-1]], true
-}
-
-// scoreDocs scores the documents ds of a pruned search that it left
-// unscored, so that a page in date order shows their scores, matches and
-// snippets as an exhaustive search would.
-func (ix *Index) scoreDocs(p textPlan, includePrivate bool, sc *scratch, ds []uint32) {
-	var todo bitset
-	for _, d := range ds {
-		if sc.score[d] == 0 {
-			todo.set(d)
-		}
-	}
-	if todo.count() == 0 {
-		return
-	}
-	totalW, totalC, floorC := sc.totalW, sc.totalC, sc.floorC
-	s := ix.newScorer(p, todo, includePrivate, sc)
-	todo.each(func(d uint32) { s.cand = append(s.cand, d) })
-	for _, t := range p.terms {
-		s.term(t, 1)
-	}
-	for _, ph := range p.phrases {
-		for _, t := range ph {
-			s.term(t, 2)
-		}
-	}
-	s.ids()
-	s.aliases()
-	// The query's totals are those the search measured.
-	sc.totalW, sc.totalC, sc.floorC = totalW, totalC, floorC
 }
 
 // phraseDocs returns the documents among candidates that hold the phrase:
@@ -1150,9 +810,6 @@ type searchRun struct {
 	// pairTotal the evidence of all of them (pairUnits).
 	pairs     []pairUnit
 	pairTotal float32
-	// pruned is set when the scores are pruned's: only the documents
-	// that can rank first have them.
-	pruned bool
 }
 
 // match returns the hits among the allowed documents (every one of them
@@ -1170,19 +827,7 @@ func (r *searchRun) match(allowed bitset) (bitset, []uint32) {
 		allowed.each(func(d uint32) { docs = append(docs, d) })
 		sc.docs = docs[:0]
 	} else {
-		k := r.q.Offset + r.q.Limit
-		var ok bool
-		if pruning {
-			hits, docs, ok = ix.pruned(r.p, allowed, r.q.private, k, sc)
-		}
-		if !ok {
-			sc.reset()
-			sc.cand = sc.cand[:0]
-			hits, docs = ix.score(r.p, allowed, r.q.private, sc)
-		} else {
-			r.pruned = true
-			ix.prunedN.Add(1)
-		}
+		hits, docs = ix.score(r.p, allowed, r.q.private, sc)
 		if r.q.Sort == SortRelevance {
 			less = func(a, b uint32) bool {
 				if sc.score[a] != sc.score[b] {
@@ -1279,9 +924,6 @@ func (r *searchRun) page(res *Result, docs []uint32) {
 		page = page[q.Offset:]
 	} else {
 		page = nil
-	}
-	if r.pruned && q.Sort != SortRelevance {
-		ix.scoreDocs(r.p, q.private, sc, page)
 	}
 	// The page's analysed fields first: the query's terms are then
 	// numbered by the dictionary that holds all of theirs.

@@ -17,7 +17,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"github.com/incidentlib/incidentlib"
 )
@@ -77,11 +76,6 @@ var FilterFields = []string{
 type postings struct {
 	docs []uint32
 	tfs  []uint16
-	// maxTF and minLen are the largest frequency and the shortest field
-	// any document of the list has had: BM25 grows with the one and falls
-	// with the other, so together they bound a document's score for the
-	// term (pruned). A removal leaves them, still a bound.
-	maxTF, minLen uint16
 }
 
 // Index is the search index. It is safe for concurrent use.
@@ -132,8 +126,6 @@ type Index struct {
 	// documents and [1] over every live one; resetStats sets it after
 	// every change.
 	avgLen [2][maxFields]float32
-	// prunedN counts the searches pruned answered (a test reads it).
-	prunedN atomic.Int64
 	// building is set while New adds the corpus.
 	building bool
 	// gate admits scoring reads, as many at once as there are processors
@@ -315,7 +307,7 @@ func (ix *Index) add(c *incidentlib.Case, terms [maxFields]map[string]uint16, le
 				p = &postings{}
 				ix.post[f][t] = p
 			}
-			p.put(d, tf, lens[f])
+			p.put(d, tf)
 		}
 		for t := range oldTerms[f] {
 			if _, still := terms[f][t]; !still {
@@ -350,11 +342,7 @@ func (ix *Index) dropPosting(f int, t string, d uint32) {
 
 // put sets document d's frequency tf: in place when the list holds d,
 // else inserted where d's number puts it (at the end for a new document).
-func (p *postings) put(d uint32, tf, flen uint16) {
-	if len(p.docs) == 0 && p.maxTF == 0 {
-		p.minLen = flen
-	}
-	p.maxTF, p.minLen = max(p.maxTF, tf), min(p.minLen, flen)
+func (p *postings) put(d uint32, tf uint16) {
 	n := len(p.docs)
 	if n == 0 || p.docs[n-1] < d {
 		p.docs = append(p.docs, d)
