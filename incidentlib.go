@@ -10,6 +10,7 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
+	"hash/crc32"
 	"io/fs"
 	"strings"
 )
@@ -186,7 +187,18 @@ type Case struct {
 	URL string `json:"url" yaml:"-"`
 	// Private cases are visible only to the holder of the write token.
 	Private bool `json:"-" yaml:"-"`
+	// Digest is a checksum of the case as its store holds it (Digest of
+	// the stored bytes), set by a store that can give one, else 0. The
+	// search index's snapshot checks with it that a case is the one it
+	// indexed.
+	Digest uint32 `json:"-" yaml:"-"`
 }
+
+// Digest is the checksum of a case's stored bytes (CRC-32C) that stores
+// put in Case.Digest.
+func Digest(data []byte) uint32 { return crc32.Checksum(data, castagnoli) }
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // Reviewed reports whether a person has reviewed the case.
 func (c *Case) Reviewed() bool { return c.Review.ReviewedAt != nil && *c.Review.ReviewedAt != "" }

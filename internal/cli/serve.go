@@ -204,6 +204,10 @@ func runServe(e *env, cfg *server.Config, trusted []string) error {
 	if err != nil {
 		return failure(err)
 	}
+	if path, ok := strings.CutPrefix(where, "sqlite:"); ok {
+		// The index is kept beside the database between starts.
+		cfg.IndexSnapshot = path + ".index"
+	}
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		st.Close()

@@ -5,9 +5,14 @@ package library
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"sync"
@@ -89,10 +94,27 @@ type Library struct {
 	// the read to the index update, so no write lands in between and is
 	// overwritten by the older copy.
 	writeMu sync.Mutex
+	// snapshot is the file the index is kept in between starts ("" for
+	// none), print the fingerprint it is written with, and written the
+	// index's generation it last holds; saveMu orders writes of it, and
+	// saving waits for the one after the build.
+	snapshot string
+	print    [32]byte
+	written  uint64
+	saveMu   sync.Mutex
+	saving   sync.WaitGroup
 }
 
 // Open seeds the store from the corpus and builds the index from the store.
 func Open(ctx context.Context, st incidentlib.Store, c *corpus.Corpus, log *slog.Logger) (*Library, incidentlib.SeedResult, error) {
+	return OpenSnapshot(ctx, st, c, log, "")
+}
+
+// OpenSnapshot is Open with the index kept in the file snapshot between
+// starts (search.LoadSnapshot): loaded from it when it describes exactly
+// the store's cases, else built and written to it once built; written
+// again by Close when the index changed. "" keeps no snapshot.
+func OpenSnapshot(ctx context.Context, st incidentlib.Store, c *corpus.Corpus, log *slog.Logger, snapshot string) (*Library, incidentlib.SeedResult, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -104,15 +126,101 @@ func Open(ctx context.Context, st incidentlib.Store, c *corpus.Corpus, log *slog
 	if err != nil {
 		return nil, res, fmt.Errorf("read the store: %w", err)
 	}
-	ix, err := search.New(c.Vocab, cases)
-	if err != nil {
+	l := &Library{store: st, vocab: c.Vocab, log: log, snapshot: snapshot}
+	if snapshot != "" {
+		l.print = fingerprint(c.Vocab)
+		if ix, err := l.loadSnapshot(cases); err == nil {
+			l.ix, l.written = ix, ix.Generation()
+			log.Info("index loaded from its snapshot", "file", snapshot, "cases", len(cases))
+			return l, res, nil
+		} else if !errors.Is(err, os.ErrNotExist) {
+			log.Info("index snapshot not used; building the index", "file", snapshot, "reason", err.Error())
+		}
+	}
+	if l.ix, err = search.New(c.Vocab, cases); err != nil {
 		return nil, res, err
 	}
-	return &Library{store: st, ix: ix, vocab: c.Vocab, log: log}, res, nil
+	if snapshot != "" {
+		// Written beside the serving, so that the next start loads it.
+		l.saving.Add(1)
+		go func() {
+			defer l.saving.Done()
+			l.saveSnapshot()
+		}()
+	}
+	return l, res, nil
 }
 
-// Close releases the index (the store belongs to the caller).
-func (l *Library) Close() error { return l.ix.Close() }
+// loadSnapshot loads the index of cases from the library's snapshot file.
+func (l *Library) loadSnapshot(cases []*incidentlib.Case) (*search.Index, error) {
+	f, err := os.Open(l.snapshot)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return search.LoadSnapshot(f, l.vocab, cases, l.print)
+}
+
+// saveSnapshot writes the index to the snapshot file (a new file renamed
+// over the old, so a crash never leaves half of one) when it changed since
+// the last one written, and logs what it did.
+func (l *Library) saveSnapshot() {
+	l.saveMu.Lock()
+	defer l.saveMu.Unlock()
+	gen := l.ix.Generation()
+	if gen == l.written {
+		return
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(l.snapshot), filepath.Base(l.snapshot)+".*")
+	if err == nil {
+		defer os.Remove(tmp.Name())
+		err = l.ix.WriteSnapshot(tmp, l.print)
+		if cerr := tmp.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), l.snapshot)
+	}
+	if err != nil {
+		l.log.Warn("index snapshot not written; the next start builds the index", "file", l.snapshot, "error", err.Error())
+		return
+	}
+	l.written = gen
+	l.log.Debug("index snapshot written", "file", l.snapshot)
+}
+
+// fingerprint identifies the program and vocabulary an index snapshot is
+// made by: a snapshot of another build (whose analysis may differ) or of
+// another vocabulary is never loaded.
+func fingerprint(v *incidentlib.Vocab) [32]byte {
+	h := sha256.New()
+	if exe, err := os.Executable(); err == nil {
+		if f, err := os.Open(exe); err == nil {
+			io.Copy(h, f)
+			f.Close()
+		}
+	} else {
+		// No program to identify: a fingerprint no run shares.
+		fmt.Fprint(h, time.Now().UnixNano())
+	}
+	if b, err := json.Marshal(v); err == nil {
+		h.Write(b)
+	}
+	var out [32]byte
+	copy(out[:], h.Sum(nil))
+	return out
+}
+
+// Close writes the index's snapshot when it changed, and releases the
+// index (the store belongs to the caller).
+func (l *Library) Close() error {
+	l.saving.Wait()
+	if l.snapshot != "" {
+		l.saveSnapshot()
+	}
+	return l.ix.Close()
+}
 
 // The reads: a View of the index answers them, made for its audience.
 

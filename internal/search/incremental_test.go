@@ -38,45 +38,7 @@ func TestIncrementalMatchesFresh(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	queries := []search.Query{
-		{Text: "conntrack"}, {Text: "CoreDNS OOM", Lang: "en"}, {Text: "certificate expired webhook", Sort: search.SortNewest},
-		{Text: "etcd 메모리", Lang: "ko"}, {Text: "quokkaflux zebrine"}, {Text: "\"DNS\" timeout"},
-		{Text: "read udp 10.0.12.7:48213->10.96.0.10:53: i/o timeout"},
-		{Filters: map[string][]string{"root_cause": {"config-change", "upgrade"}}},
-		{Sort: search.SortOldest, Limit: 20}, {YearFrom: 2020, Text: "outage"},
-	}
-	answers := func(ix *search.Index) string {
-		var b strings.Builder
-		for _, v := range []*search.View{ix.Public(), ix.All()} {
-			for _, q := range queries {
-				res := mustSearch(t, v, q)
-				fmt.Fprintf(&b, "%q %s %v: total %d close %d conf %.6f weak %v notes %q\n", q.Text, q.Sort, q.Filters, res.Total, res.Close, res.Confidence, res.Weak, res.Notes)
-				for _, h := range res.Hits {
-					fmt.Fprintf(&b, "  %s %.6f %.4f %.4f %s\n", h.Case.ID, h.Score, h.Match, h.Confidence, h.Snippet)
-				}
-				fmt.Fprintf(&b, "  facets %v\n", res.Facets)
-			}
-			for _, k := range v.Cases() {
-				fmt.Fprintf(&b, "%s ", k.ID)
-			}
-			fmt.Fprintf(&b, "\norgs %v\nterms %v\n", v.Orgs(), v.TermCounts())
-			if tp, err := v.Topic("components:coredns", "en"); err == nil {
-				fmt.Fprintf(&b, "topic %d", len(tp.Cases))
-				for _, k := range tp.Cases {
-					fmt.Fprintf(&b, " %s", k.ID)
-				}
-				b.WriteByte('\n')
-			}
-			for _, k := range v.Cases()[:3] {
-				sim, err := v.SimilarTo(k.ID, 5)
-				if err != nil {
-					t.Fatal(err)
-				}
-				fmt.Fprintf(&b, "similar %s %v\n", k.ID, sim)
-			}
-		}
-		return b.String()
-	}
+	answers := func(ix *search.Index) string { return indexAnswers(t, ix) }
 	answers(ix) // fill what the index keeps between searches
 	at := func(id string) int {
 		for i, k := range cases {
@@ -205,4 +167,48 @@ func firstDiff(got, want string) string {
 		}
 	}
 	return fmt.Sprintf("got %d lines, want %d", len(g), len(w))
+}
+
+// indexAnswers is what an index answers, written out: searches of every
+// kind in both views, with hits, scores, totals, snippets and facets; the
+// cases by date; organisations; term counts; a topic; similar cases.
+func indexAnswers(t *testing.T, ix *search.Index) string {
+	t.Helper()
+	queries := []search.Query{
+		{Text: "conntrack"}, {Text: "CoreDNS OOM", Lang: "en"}, {Text: "certificate expired webhook", Sort: search.SortNewest},
+		{Text: "etcd 메모리", Lang: "ko"}, {Text: "quokkaflux zebrine"}, {Text: "\"DNS\" timeout"},
+		{Text: "read udp 10.0.12.7:48213->10.96.0.10:53: i/o timeout"},
+		{Filters: map[string][]string{"root_cause": {"config-change", "upgrade"}}},
+		{Sort: search.SortOldest, Limit: 20}, {YearFrom: 2020, Text: "outage"},
+	}
+	var b strings.Builder
+	for _, v := range []*search.View{ix.Public(), ix.All()} {
+		for _, q := range queries {
+			res := mustSearch(t, v, q)
+			fmt.Fprintf(&b, "%q %s %v: total %d close %d conf %.6f weak %v notes %q\n", q.Text, q.Sort, q.Filters, res.Total, res.Close, res.Confidence, res.Weak, res.Notes)
+			for _, h := range res.Hits {
+				fmt.Fprintf(&b, "  %s %.6f %.4f %.4f %s\n", h.Case.ID, h.Score, h.Match, h.Confidence, h.Snippet)
+			}
+			fmt.Fprintf(&b, "  facets %v\n", res.Facets)
+		}
+		for _, k := range v.Cases() {
+			fmt.Fprintf(&b, "%s ", k.ID)
+		}
+		fmt.Fprintf(&b, "\norgs %v\nterms %v\n", v.Orgs(), v.TermCounts())
+		if tp, err := v.Topic("components:coredns", "en"); err == nil {
+			fmt.Fprintf(&b, "topic %d", len(tp.Cases))
+			for _, k := range tp.Cases {
+				fmt.Fprintf(&b, " %s", k.ID)
+			}
+			b.WriteByte('\n')
+		}
+		for _, k := range v.Cases()[:3] {
+			sim, err := v.SimilarTo(k.ID, 5)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fmt.Fprintf(&b, "similar %s %v\n", k.ID, sim)
+		}
+	}
+	return b.String()
 }

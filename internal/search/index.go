@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/incidentlib/incidentlib"
 )
@@ -126,6 +127,8 @@ type Index struct {
 	// documents and [1] over every live one; resetStats sets it after
 	// every change.
 	avgLen [2][maxFields]float32
+	// gen counts changes (Generation).
+	gen atomic.Uint64
 	// building is set while New adds the corpus.
 	building bool
 	// gate admits scoring reads, as many at once as there are processors
@@ -135,6 +138,13 @@ type Index struct {
 
 // New builds an index over cases.
 func New(v *incidentlib.Vocab, cases []*incidentlib.Case) (*Index, error) {
+	ix := newEmpty(v)
+	ix.build(cases)
+	return ix, nil
+}
+
+// newEmpty returns an index of no cases over the vocabulary v.
+func newEmpty(v *incidentlib.Vocab) *Index {
 	ix := &Index{fast: newFastAnalyzer(), vocab: v, byID: map[string]uint32{}, termSets: map[string]*bitset{}, orgByName: map[string]string{}, snipCache: newSnipCache(),
 		gate: make(chan struct{}, runtime.GOMAXPROCS(0))}
 	for _, f := range FilterFields {
@@ -152,6 +162,11 @@ func New(v *incidentlib.Vocab, cases []*incidentlib.Case) (*Index, error) {
 	for f := 0; f < nFields; f++ {
 		ix.post[f] = map[string]*postings{}
 	}
+	return ix
+}
+
+// build adds cases to an empty index.
+func (ix *Index) build(cases []*incidentlib.Case) {
 	// Analysis is the costly part: run it on every core, then add the
 	// results in order on one goroutine.
 	type analysed struct {
@@ -194,7 +209,6 @@ func New(v *incidentlib.Vocab, cases []*incidentlib.Case) (*Index, error) {
 	ix.building = false
 	slices.SortFunc(ix.facetTab, compareFacets)
 	ix.changed()
-	return ix, nil
 }
 
 // analyseCase returns, per field, each analysed term with its frequency,
@@ -274,14 +288,32 @@ func (ix *Index) add(c *incidentlib.Case, terms [maxFields]map[string]uint16, le
 		ix.unset(d, old)
 	} else {
 		d = uint32(len(ix.docs))
-		ix.docs = append(ix.docs, nil)
-		ix.year = append(ix.year, 0)
-		ix.dateKey = append(ix.dateKey, 0)
-		ix.idNum = append(ix.idNum, 0)
-		for f := 0; f < nFields; f++ {
-			ix.flen[f] = append(ix.flen[f], 0)
+		ix.grow(int(d) + 1)
+	}
+	ix.place(c, d, lens)
+	for f := 0; f < nFields; f++ {
+		for t, tf := range terms[f] {
+			p := ix.post[f][t]
+			if p == nil {
+				p = &postings{}
+				ix.post[f][t] = p
+			}
+			p.put(d, tf)
+		}
+		for t := range oldTerms[f] {
+			if _, still := terms[f][t]; !still {
+				ix.dropPosting(f, t, d)
+			}
 		}
 	}
+	ix.snipCache.forget(d)
+	ix.newest = nil
+}
+
+// place makes document d hold case c, whose fields are lens terms long:
+// everything but the postings (its sets, counts, length sums, date and
+// id keys). The slices indexed by document reach d already.
+func (ix *Index) place(c *incidentlib.Case, d uint32, lens [maxFields]uint16) {
 	ix.docs[d] = c
 	ix.byID[c.ID] = d
 	ix.live.set(d)
@@ -301,19 +333,6 @@ func (ix *Index) add(c *incidentlib.Case, terms [maxFields]map[string]uint16, le
 		if !c.Private {
 			ix.sumLenPub[f] += int64(lens[f])
 		}
-		for t, tf := range terms[f] {
-			p := ix.post[f][t]
-			if p == nil {
-				p = &postings{}
-				ix.post[f][t] = p
-			}
-			p.put(d, tf)
-		}
-		for t := range oldTerms[f] {
-			if _, still := terms[f][t]; !still {
-				ix.dropPosting(f, t, d)
-			}
-		}
 	}
 	for _, f := range FilterFields {
 		for _, id := range incidentlib.CaseTerms(c, f) {
@@ -323,8 +342,19 @@ func (ix *Index) add(c *incidentlib.Case, terms [maxFields]map[string]uint16, le
 	ix.setTerm("org/"+c.OrgSlug, d, c.Org)
 	ix.orgByName[strings.ToLower(c.Org)] = c.OrgSlug
 	ix.nLive++
-	ix.snipCache.forget(d)
-	ix.newest = nil
+}
+
+// grow makes the slices indexed by document n long.
+func (ix *Index) grow(n int) {
+	for len(ix.docs) < n {
+		ix.docs = append(ix.docs, nil)
+		ix.year = append(ix.year, 0)
+		ix.dateKey = append(ix.dateKey, 0)
+		ix.idNum = append(ix.idNum, 0)
+		for f := 0; f < nFields; f++ {
+			ix.flen[f] = append(ix.flen[f], 0)
+		}
+	}
 }
 
 // dropPosting takes document d out of term t's postings in field f, and
@@ -481,7 +511,12 @@ func (ix *Index) get(id string) *incidentlib.Case {
 // Upsert, Delete). Nothing here is a pass over the corpus.
 func (ix *Index) changed() {
 	ix.resetStats()
+	ix.gen.Add(1)
 }
+
+// Generation counts the index's changes: a snapshot written at one
+// generation describes the index as long as it has not moved on.
+func (ix *Index) Generation() uint64 { return ix.gen.Load() }
 
 // newerDoc reports whether document a is newer than b: a later date, or
 // on the same date a higher id number (incidentlib.CompareIDs' order).

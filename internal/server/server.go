@@ -34,13 +34,16 @@ var Version = "dev"
 
 // Config is everything serve can be told.
 type Config struct {
-	Addr        string
-	DBPath      string // SQLite file; default in the user's data folder
-	DatabaseURL string // postgres://… for several replicas
-	BaseURL     string
-	LogFormat   string // text or json
-	LogLevel    string
-	Token       string // write token; empty disables writes
+	Addr   string
+	DBPath string // SQLite file; default in the user's data folder
+	// IndexSnapshot is the file the search index is kept in between
+	// starts (library.OpenSnapshot); "" keeps none.
+	IndexSnapshot string
+	DatabaseURL   string // postgres://… for several replicas
+	BaseURL       string
+	LogFormat     string // text or json
+	LogLevel      string
+	Token         string // write token; empty disables writes
 	// RateLimit is requests per second per client on /api/ and /mcp;
 	// 0 turns the limit off.
 	RateLimit   float64
@@ -130,7 +133,7 @@ func New(ctx context.Context, cfg Config, st incidentlib.Store, c *corpus.Corpus
 		return nil, fmt.Errorf("--base-url %q must start with http:// or https://", cfg.BaseURL)
 	}
 	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
-	lib, seeded, err := library.Open(ctx, st, c, log)
+	lib, seeded, err := library.OpenSnapshot(ctx, st, c, log, cfg.IndexSnapshot)
 	if err != nil {
 		return nil, err
 	}

@@ -147,6 +147,7 @@ func decode(data string, private bool) (*incidentlib.Case, error) {
 	}
 	c.Private = private
 	c.URL = ""
+	c.Digest = incidentlib.Digest([]byte(data))
 	c.Normalize()
 	return &c, nil
 }
@@ -215,6 +216,7 @@ func (s *Store) Put(ctx context.Context, c *incidentlib.Case) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	c.Digest = incidentlib.Digest([]byte(data))
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return false, unavailable(err)
@@ -277,6 +279,7 @@ func (s *Store) PutAll(ctx context.Context, cases []*incidentlib.Case, progress 
 		if err != nil {
 			return 0, err
 		}
+		c.Digest = incidentlib.Digest([]byte(data))
 		if _, err := stmt.ExecContext(ctx, c.ID, data, c.UpdatedAt, c.Private, now); err != nil {
 			return 0, unavailable(err)
 		}
