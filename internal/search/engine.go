@@ -272,21 +272,18 @@ const statsCacheTerms = 1 << 16
 
 // statsCache keeps termStats by term, for public searches [0] and for
 // searches with private cases [1]: counting a term's visible documents in
-// every posting list was a tenth of a search. It is emptied by every
-// change of the index (resetStats, under the write lock), and filled under
-// the read lock, so it always describes the documents the search sees.
+// every posting list was a tenth of a search. A write brings the entries
+// of its terms up to date (restat, under the write lock), and searches
+// fill it under the read lock, so it always describes the documents the
+// search sees.
 type statsCache struct {
 	mu sync.RWMutex
 	m  [2]map[string]termStats
 }
 
-// resetStats empties the cache and sets each field's mean length, for
-// public searches [0] and searches with private cases [1]; the caller
-// holds the write lock.
-func (ix *Index) resetStats() {
-	ix.stats.mu.Lock()
-	ix.stats.m = [2]map[string]termStats{{}, {}}
-	ix.stats.mu.Unlock()
+// setAvg sets each field's mean length, for public searches [0] and
+// searches with private cases [1]; the caller holds the write lock.
+func (ix *Index) setAvg() {
 	for k, v := range [2]struct {
 		sums *[maxFields]int64
 		n    int
@@ -300,6 +297,65 @@ func (ix *Index) resetStats() {
 			ix.avgLen[k][f] = avg
 		}
 	}
+}
+
+// restat brings the cached statistics of the terms a write touched up to
+// date: old, holding oldTerms, is the version the write replaced (nil for
+// none), c, holding terms, the one it put (nil for a deletion). Each
+// cached term of either changes its document frequencies by what the two
+// versions hold, in the public and the full statistics as each version is
+// visible there, and takes its posting lists anew. A write so costs its
+// own terms, not a recount of their lists by every search after it. The
+// caller holds the write lock, after the postings changed.
+func (ix *Index) restat(old, c *incidentlib.Case, oldTerms, terms *[maxFields]map[string]uint16) {
+	cache := &ix.stats
+	cache.mu.Lock()
+	defer cache.mu.Unlock()
+	seen := map[string]bool{}
+	visit := func(t string) {
+		if seen[t] {
+			return
+		}
+		seen[t] = true
+		for k := range cache.m {
+			st, ok := cache.m[k][t]
+			if !ok {
+				continue
+			}
+			// Private cases count in the full statistics [1] only.
+			oldVis := old != nil && (k == 1 || !old.Private)
+			newVis := c != nil && (k == 1 || !c.Private)
+			oldAny, newAny := false, false
+			for f := 0; f < nFields; f++ {
+				oh := oldVis && oldTerms[f][t] > 0
+				nh := newVis && terms[f][t] > 0
+				oldAny, newAny = oldAny || oh, newAny || nh
+				st.df[f] += b2i(nh) - b2i(oh)
+				st.pl[f] = ix.post[f][t]
+			}
+			st.any += b2i(newAny) - b2i(oldAny)
+			cache.m[k][t] = st
+		}
+	}
+	for f := 0; f < nFields; f++ {
+		if oldTerms != nil {
+			for t := range oldTerms[f] {
+				visit(t)
+			}
+		}
+		if terms != nil {
+			for t := range terms[f] {
+				visit(t)
+			}
+		}
+	}
+}
+
+func b2i(b bool) int32 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // statsOf returns t's document frequencies among visible (the public

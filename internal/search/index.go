@@ -124,8 +124,8 @@ type Index struct {
 	// stats keeps terms' document frequencies (statsOf).
 	stats statsCache
 	// avgLen is each field's mean length in terms, [0] over the public
-	// documents and [1] over every live one; resetStats sets it after
-	// every change.
+	// documents and [1] over every live one; setAvg sets it after every
+	// change.
 	avgLen [2][maxFields]float32
 	// gen counts changes (Generation).
 	gen atomic.Uint64
@@ -280,11 +280,23 @@ func (ix *Index) eachSectionText(c *incidentlib.Case, s *incidentlib.Section, fn
 // list. So a write costs the terms of the two versions, never a pass over
 // the corpus, and the posting lists never hold a dead document.
 func (ix *Index) add(c *incidentlib.Case, terms [maxFields]map[string]uint16, lens [maxFields]uint16) {
+	ix.addPre(c, terms, lens, nil, nil)
+}
+
+// addPre is add given the terms of the version it replaces, analysed
+// before the write lock was taken (pre, of the case prev; nil when not):
+// used when prev is still that version, else analysed again.
+func (ix *Index) addPre(c *incidentlib.Case, terms [maxFields]map[string]uint16, lens [maxFields]uint16, prev *incidentlib.Case, pre *[maxFields]map[string]uint16) {
 	d, ok := ix.byID[c.ID]
 	var oldTerms [maxFields]map[string]uint16
+	var old *incidentlib.Case
 	if ok {
-		old := ix.docs[d]
-		oldTerms, _ = ix.analyseCase(old, nil)
+		old = ix.docs[d]
+		if pre != nil && prev == old {
+			oldTerms = *pre
+		} else {
+			oldTerms, _ = ix.analyseCase(old, nil)
+		}
 		ix.unset(d, old)
 	} else {
 		d = uint32(len(ix.docs))
@@ -305,6 +317,11 @@ func (ix *Index) add(c *incidentlib.Case, terms [maxFields]map[string]uint16, le
 				ix.dropPosting(f, t, d)
 			}
 		}
+	}
+	if old != nil {
+		ix.restat(old, c, &oldTerms, &terms)
+	} else if !ix.building {
+		ix.restat(nil, c, nil, &terms)
 	}
 	ix.snipCache.forget(d)
 	ix.newest = nil
@@ -505,12 +522,13 @@ func (ix *Index) get(id string) *incidentlib.Case {
 	return nil
 }
 
-// changed empties what the index derives from its documents and fills
-// again as searches need it: the term statistics (resetStats). The caller
+// changed brings up to date what the index derives from all its documents,
+// each field's mean length (setAvg), and counts the change; the term
+// statistics a write touched were brought up to date by restat. The caller
 // holds the write lock; every change of the documents ends here (New,
 // Upsert, Delete). Nothing here is a pass over the corpus.
 func (ix *Index) changed() {
-	ix.resetStats()
+	ix.setAvg()
 	ix.gen.Add(1)
 }
 
@@ -562,9 +580,17 @@ func (ix *Index) cases(includePrivate bool) []*incidentlib.Case {
 
 // Upsert adds or replaces one case.
 func (ix *Index) Upsert(c *incidentlib.Case) error {
+	// Both versions are analysed before the write lock, so that searches
+	// wait only for the postings to change.
 	terms, lens := ix.analyseCase(c, nil)
+	prev := ix.get(c.ID)
+	var pre *[maxFields]map[string]uint16
+	if prev != nil {
+		t, _ := ix.analyseCase(prev, nil)
+		pre = &t
+	}
 	ix.mu.Lock()
-	ix.add(c, terms, lens)
+	ix.addPre(c, terms, lens, prev, pre)
 	ix.changed()
 	ix.mu.Unlock()
 	return nil
@@ -582,6 +608,7 @@ func (ix *Index) Delete(id string) error {
 				ix.dropPosting(f, t, d)
 			}
 		}
+		ix.restat(c, nil, &terms, nil)
 		ix.unset(d, c)
 		ix.docs[d] = nil
 		delete(ix.byID, id)
