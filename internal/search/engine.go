@@ -160,6 +160,9 @@ func (ix *Index) plan(text string, notes *[]string) textPlan {
 	p.pairs = ix.queryPairs(pq.words)
 	p.paste = pr.noise > 0 || pr.lines > 1
 	for _, w := range signatureWord.FindAllString(pq.words, -1) {
+		if apiVersion.MatchString(w) {
+			continue
+		}
 		if p.sig == nil {
 			p.sig = map[string]bool{}
 		}

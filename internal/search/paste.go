@@ -26,6 +26,13 @@ var noise = []*regexp.Regexp{
 	regexp.MustCompile(`\b[IWEF]\d{4} \d{2}:\d{2}:\d{2}(?:\.\d+)?\s+\d+\s+[\w./-]+:\d+\]`),
 	// dmesg's seconds since boot: [12345.678901]
 	regexp.MustCompile(`\[\s*\d+\.\d+\]`),
+	// nginx's error log: the process and thread, and the connection
+	// number: 31#31: *8812; the request line it quotes, whose path and
+	// protocol are the reader's own ("POST /api/v1/avatar HTTP/1.1"),
+	// and its field names (", client: ", ", server: ").
+	regexp.MustCompile(`\b\d+#\d+: (?:\*\d+\b)?`),
+	regexp.MustCompile(`"(?:GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS|CONNECT) [^"\s]* HTTP/\d(?:\.\d)?"`),
+	regexp.MustCompile(`, (?:client|server|request|upstream|host|referrer): `),
 	// dates and times: 2024-12-02T05:40:21.123Z, 2024/12/02 05:40:21,
 	// Dec  2 05:40:21, 05:40:21.123
 	regexp.MustCompile(`\b\d{4}[-/]\d{2}[-/]\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2}\b)?`),
@@ -103,6 +110,9 @@ var (
 // (conntrack_allowance_exceeded, ZONE_RESOURCE_POOL_EXHAUSTED), letters
 // with digits (x509, accept4) and hyphenated names whose parts
 // are words (gke-gcloud-auth-plugin, systemd-networkd).
+// An API version (v1, v2beta1) is no signature: any request path holds one.
+var apiVersion = regexp.MustCompile(`^v\d+(?:(?:alpha|beta)\d+)?$`)
+
 var signatureWord = regexp.MustCompile(`\b(?:[A-Za-z]*[a-z][A-Z][A-Za-z0-9]*|[A-Za-z0-9]+(?:_[A-Za-z0-9]+)+|[A-Za-z]+[0-9]+[A-Za-z0-9]*|[A-Za-z0-9]{3,}(?:-[A-Za-z0-9]{3,})+)\b`)
 
 // signatureEvidence is how many times its rarity a signature word's term
@@ -154,9 +164,13 @@ func readPaste(text string, keep func(string) bool) pasteRead {
 		}
 	}
 	for _, line := range strings.Split(text, "\n") {
+		// keepWhole is blank's check that the index holds a match whole;
+		// the noise patterns (times, callers, log levels) go whatever
+		// the index holds: "[error]" is a level, though cases say error.
+		keepWhole := keep
 		blank := func(re *regexp.Regexp, with func(m []string) string) {
 			line = re.ReplaceAllStringFunc(line, func(s string) string {
-				if keep != nil && keep(strings.ToLower(strings.Trim(s, "[]()"))) {
+				if keepWhole != nil && keepWhole(strings.ToLower(strings.Trim(s, "[]()"))) {
 					return s
 				}
 				out.noise++
@@ -172,9 +186,11 @@ func readPaste(text string, keep func(string) bool) pasteRead {
 				add(s.means)
 			}
 		}
+		keepWhole = nil
 		for _, re := range noise {
 			blank(re, nil)
 		}
+		keepWhole = keep
 		line = hexWord.ReplaceAllStringFunc(line, func(s string) string {
 			if hexID(strings.TrimPrefix(strings.ToLower(s), "sha256:")) {
 				out.noise++
