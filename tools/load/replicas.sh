@@ -28,7 +28,7 @@ pids=""
 ports=()
 for i in 1 2; do
   p=$(free_port)
-  "$tmp/incidentlib" serve --addr "127.0.0.1:$p" --database-url "$url" --rate-limit 0 --mcp-per-client 1000 2>"$tmp/serve$i.log" &
+  "$tmp/incidentlib" serve --addr "127.0.0.1:$p" --database-url "$url" --rate-limit 0 --mcp-slots "$((conns * 2))" --mcp-per-client 1000 2>"$tmp/serve$i.log" &
   pids="$pids $!"
   ports+=("$p")
 done

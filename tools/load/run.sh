@@ -10,6 +10,11 @@
 # memory, and a table of rates, p50/p99 and ratios to the ceilings.
 # Usage: tools/load/run.sh [SECONDS] [CONNECTIONS]
 # Extra serve flags come from SERVE_FLAGS (e.g. "--database-url postgres://…").
+# serve's bounds on MCP calls in flight (--mcp-slots, 4 per CPU by default,
+# and a client's share) are lifted to twice the connections: the load is
+# from one address, and it measures throughput, not the 503s and 429s the
+# bounds give a server that is full (TestLimitConcurrency and
+# TestOneClientTakesOnlyItsShare test those).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 secs=${1:-30}
@@ -25,7 +30,7 @@ freeport() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0
 port=$(freeport)
 cport=$(freeport)
 # shellcheck disable=SC2086
-"$tmp/incidentlib" serve --addr "127.0.0.1:$port" --db "$tmp/load.db" --rate-limit 0 --mcp-per-client 1000 ${SERVE_FLAGS:-} 2>"$tmp/serve.log" &
+"$tmp/incidentlib" serve --addr "127.0.0.1:$port" --db "$tmp/load.db" --rate-limit 0 --mcp-slots "$((conns * 2))" --mcp-per-client 1000 ${SERVE_FLAGS:-} 2>"$tmp/serve.log" &
 pid=$!
 pids+=("$pid")
 "$tmp/ceiling" -addr "127.0.0.1:$cport" 2>"$tmp/ceiling.log" &
