@@ -30,7 +30,7 @@ func TestIncrementalMatchesFresh(t *testing.T) {
 	// A part of the corpus keeps a fresh build cheap enough for every step.
 	var cases []*incidentlib.Case
 	for i, k := range c.Cases {
-		if i%4 == 0 {
+		if i%6 == 0 {
 			cases = append(cases, k)
 		}
 	}
@@ -142,7 +142,7 @@ func TestIncrementalMatchesFresh(t *testing.T) {
 			put(&k)
 		}},
 	}
-	for step := 0; step < 3*len(writes); step++ {
+	for step := 0; step < 2*len(writes); step++ {
 		w := writes[step%len(writes)]
 		if step >= len(writes) {
 			w = writes[rng.IntN(len(writes))]
