@@ -7,10 +7,11 @@
 # GET /api/cases?q=… (510 distinct searches), driven by wrk on loopback.
 #
 # For each corpus: bulk-load time, start-up time (the process started to
-# /readyz answering), per-search p50/p99 on one connection, searches/s and
+# /readyz answering), once building the index and once on a restart that
+# loads its snapshot, per-search p50/p99 on one connection, searches/s and
 # p50/p99 on 32 connections, resident memory after the load, and the time
 # of one write (PUT /api/cases/ID, the median of 20) with the p99 of the
-# searches that ran meanwhile on 4 connections.
+# searches that ran meanwhile on 4 connections, beside their p99 alone.
 #
 # Usage: tools/scale/run.sh [SECONDS] [TIMES...]   (default: 20 s, 1 10 100)
 # The synthetic corpora are kept in $SCALE_CACHE (default /tmp/incidentlib-scale)
@@ -49,15 +50,26 @@ for times in "${sizes[@]}"; do
   fi
   port=$(freeport)
   base="http://127.0.0.1:$port"
-  t0=$(now)
-  "$tmp/incidentlib" serve --addr "127.0.0.1:$port" --db "$db" --rate-limit 0 2>"$tmp/serve$times.log" &
-  pid=$!
-  pids+=("$pid")
-  until curl -fs "$base/readyz" >/dev/null 2>&1; do
-    kill -0 "$pid" 2>/dev/null || { echo "serve stopped:"; cat "$tmp/serve$times.log"; exit 1; }
-    sleep 0.05
+  # Started twice: the first start builds the index (and writes its
+  # snapshot), the second, a restart, loads the snapshot.
+  starts=()
+  for round in build restart; do
+    t0=$(now)
+    "$tmp/incidentlib" serve --addr "127.0.0.1:$port" --db "$db" --rate-limit 0 2>"$tmp/serve$times-$round.log" &
+    pid=$!
+    pids+=("$pid")
+    until curl -fs "$base/readyz" >/dev/null 2>&1; do
+      kill -0 "$pid" 2>/dev/null || { echo "serve stopped:"; cat "$tmp/serve$times-$round.log"; exit 1; }
+      sleep 0.05
+    done
+    starts+=("$(awk -v a="$t0" -v b="$(now)" 'BEGIN {printf "%.1f s", b-a}')")
+    if [ "$round" = build ]; then
+      kill "$pid"
+      wait "$pid" 2>/dev/null || true
+    fi
   done
-  start=$(awk -v a="$t0" -v b="$(now)" 'BEGIN {printf "%.1f s", b-a}')
+  grep -q "index loaded from its snapshot" "$tmp/serve$times-restart.log" || { echo "the restart did not load the snapshot:"; cat "$tmp/serve$times-restart.log"; exit 1; }
+  start="${starts[0]} / ${starts[1]}"
   cases=$(curl -fs "$base/api/cases?fields=id&limit=1" | python3 -c 'import json,sys; print(json.load(sys.stdin)["total"])')
   echo "## ${times}x: $cases cases, loaded in $load, started in $start"
   # Every search path answers 200, which also analyses each page's snippet fields once.
@@ -73,6 +85,7 @@ for times in "${sizes[@]}"; do
   read -r _ one50 one99 <<<"$(wrkrun 1 "$secs")"
   read -r rate32 p50_32 p99_32 <<<"$(wrkrun 32 "$secs")"
   rss=$(awk '/VmRSS/ {printf "%.0f MB", $2/1024}' "/proc/$pid/status")
+  read -r _ _ p99_4 <<<"$(wrkrun 4 "$secs")"
   # One write at a time while searches run on 4 connections: the median
   # PUT and the searches' p99 meanwhile.
   id=$(sed -n 1p "$tmp/cases.txt" | sed 's#.*/##')
@@ -90,11 +103,11 @@ for times in "${sizes[@]}"; do
   wait "$wpid"
   put=$(sort -n "$tmp/puts" | awk '{a[NR]=$1} END {printf "%.1f ms", 1000*a[int((NR+1)/2)]}')
   wp99=$(awk '$1=="99%" {print $2}' "$tmp/wrkw.out")
-  rows+=("${times}x|$cases|$load|$start|$one50|$one99|$rate32|$p50_32|$p99_32|$rss|$put|$wp99")
+  rows+=("${times}x|$cases|$load|$start|$one50|$one99|$rate32|$p50_32|$p99_32|$rss|$put|$p99_4 / $wp99")
   kill "$pid"
   wait "$pid" 2>/dev/null || true
 done
 echo
-echo "| corpus | cases | bulk load | start-up | 1 conn p50 | 1 conn p99 | 32 conns req/s | 32 conns p50 | 32 conns p99 | RSS after | one PUT (median of 20) | search p99 during PUTs (4 conns) |"
+echo "| corpus | cases | bulk load | start-up: build / restart | 1 conn p50 | 1 conn p99 | 32 conns req/s | 32 conns p50 | 32 conns p99 | RSS after | one PUT (median of 20) | search p99 on 4 conns: alone / during the PUTs |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 for r in "${rows[@]}"; do echo "| ${r//|/ | } |"; done
