@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -12,6 +13,9 @@ import (
 	"testing"
 
 	"github.com/incidentlib/incidentlib/internal/cli"
+	"github.com/incidentlib/incidentlib/internal/corpus"
+	"github.com/incidentlib/incidentlib/internal/library"
+	"github.com/incidentlib/incidentlib/internal/search"
 	"github.com/incidentlib/incidentlib/internal/store/sqlite"
 )
 
@@ -320,6 +324,32 @@ func TestImportIntoDatabase(t *testing.T) {
 	}
 	if n := count(); n != 40 {
 		t.Fatalf("%d of 40 loaded cases are in the database", n)
+	}
+	// The load leaves the search index beside the file, and a server's
+	// start on the database loads it rather than building the index.
+	if !strings.Contains(out, "search index written to "+db+".index") {
+		t.Fatalf("import did not say it wrote the index:\n%s", out)
+	}
+	st, err := sqlite.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	corp, err := corpus.LoadEmbedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logs bytes.Buffer
+	lib, _, err := library.OpenSnapshot(context.Background(), st, corp, slog.New(slog.NewTextHandler(&logs, nil)), db+".index")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lib.Close()
+	if !strings.Contains(logs.String(), "index loaded from its snapshot") {
+		t.Fatalf("a start after the import built the index:\n%s", logs.String())
+	}
+	if res, err := lib.Public().Search(search.Query{Text: "IL-20007"}); err != nil || len(res.Hits) == 0 || res.Hits[0].Case.ID != "IL-20007" {
+		t.Fatalf("the loaded index does not find an imported case: %v %v", res, err)
 	}
 	if code, _, errs := run(t, "", "import", "--db", db, "--database-url", "postgres://x", "-"); code != 2 || !strings.Contains(errs, "not both") {
 		t.Errorf("--db with --database-url: exit %d %s", code, errs)

@@ -18,7 +18,9 @@ import (
 
 	"github.com/incidentlib/incidentlib"
 	"github.com/incidentlib/incidentlib/internal/corpus"
+	"github.com/incidentlib/incidentlib/internal/library"
 	"github.com/incidentlib/incidentlib/internal/server"
+	"github.com/incidentlib/incidentlib/internal/store/decodeall"
 	"github.com/incidentlib/incidentlib/internal/view"
 )
 
@@ -281,6 +283,27 @@ func (e *env) importToDB(ctx context.Context, ins []importInput, res *corpus.Res
 		return failure(fmt.Errorf("nothing loaded into %s: %w", where, err))
 	}
 	fmt.Fprintf(e.stdout, "%d cases loaded into %s (%d new, %d replaced)\n", len(cases), where, created, len(cases)-created)
+	if path, ok := strings.CutPrefix(where, "sqlite:"); ok {
+		// The search index of the database's cases, as serve keeps it
+		// beside the file, so that serve's next start loads it rather
+		// than building it (a large load is the case for it).
+		all := map[string]*incidentlib.Case{}
+		for _, k := range have {
+			all[k.ID] = k
+		}
+		for _, k := range cases {
+			all[k.ID] = k
+		}
+		list := make([]*incidentlib.Case, 0, len(all))
+		for _, k := range all {
+			list = append(list, k)
+		}
+		if err := library.WriteSnapshot(path+".index", res.Corpus.Vocab, list); err != nil {
+			fmt.Fprintf(e.stderr, "the search index was not written beside the database (serve builds it at its next start): %v\n", err)
+		} else {
+			fmt.Fprintf(e.stdout, "search index written to %s.index for serve's next start\n", path)
+		}
+	}
 	return nil
 }
 
@@ -417,39 +440,58 @@ func (im *importer) knownIDs(c *corpus.Corpus) map[string]bool {
 
 // writeCases writes each case as its YAML file, reads it back and checks
 // it as validate would, with the cases it names among the known ones. It
-// returns the cases read back, in input order, and the files by id.
+// returns the cases read back, in input order, and the files by id. The
+// cases are checked on every core (a large import is mostly this); the
+// problems and cases come out in input order all the same.
 func (im *importer) writeCases(c *corpus.Corpus, known map[string]bool) ([]*incidentlib.Case, map[string][]byte) {
-	files := map[string][]byte{}
-	var cases []*incidentlib.Case
-	for _, en := range im.entries {
-		name := en.file
+	type result struct {
+		yaml   []byte
+		parsed *incidentlib.Case
+		probs  corpus.Problems
+	}
+	out := make([]result, len(im.entries))
+	decodeall.Each(len(im.entries), func(i int) error {
+		en := &im.entries[i]
+		name, r := en.file, &out[i]
 		k := en.k
 		k.URL = ""
 		y, err := corpus.MarshalCase(&k)
 		if err != nil {
-			im.probs = append(im.probs, corpus.Problem{File: name, Line: en.line, Msg: "cannot write the case as YAML: " + err.Error()})
-			continue
+			r.probs = append(r.probs, corpus.Problem{File: name, Line: en.line, Msg: "cannot write the case as YAML: " + err.Error()})
+			return nil
 		}
+		r.yaml = y
 		file := "cases/" + k.ID + ".yaml"
 		if k.ID == "" || strings.ContainsAny(k.ID, `/\.`) {
 			file = "cases/unnamed.yaml"
 		}
 		parsed, _, ps := corpus.ParseCase(file, y, c.Vocab)
 		for _, p := range ps {
-			im.probs = append(im.probs, corpus.Problem{File: name, Line: en.line, Msg: fmt.Sprintf("case %s: %s", orQ(k.ID), strings.TrimPrefix(p.Msg, ""))})
+			r.probs = append(r.probs, corpus.Problem{File: name, Line: en.line, Msg: fmt.Sprintf("case %s: %s", orQ(k.ID), p.Msg)})
 		}
 		if parsed != nil {
-			for _, r := range parsed.Related {
-				if !known[r] {
-					im.probs = append(im.probs, corpus.Problem{File: name, Line: en.line, Msg: fmt.Sprintf("case %s: related case %s does not exist in the corpus or the input", orQ(k.ID), r)})
+			for _, rel := range parsed.Related {
+				if !known[rel] {
+					r.probs = append(r.probs, corpus.Problem{File: name, Line: en.line, Msg: fmt.Sprintf("case %s: related case %s does not exist in the corpus or the input", orQ(k.ID), rel)})
 				}
 			}
-			if r := parsed.RecurrenceOf; r != nil && !known[*r] {
-				im.probs = append(im.probs, corpus.Problem{File: name, Line: en.line, Msg: fmt.Sprintf("case %s: recurrence_of names %s, which does not exist", orQ(k.ID), *r)})
+			if rec := parsed.RecurrenceOf; rec != nil && !known[*rec] {
+				r.probs = append(r.probs, corpus.Problem{File: name, Line: en.line, Msg: fmt.Sprintf("case %s: recurrence_of names %s, which does not exist", orQ(k.ID), *rec)})
 			}
-			cases = append(cases, parsed)
+			r.parsed = parsed
 		}
-		files[k.ID] = y
+		return nil
+	})
+	files := map[string][]byte{}
+	var cases []*incidentlib.Case
+	for i, r := range out {
+		im.probs = append(im.probs, r.probs...)
+		if r.parsed != nil {
+			cases = append(cases, r.parsed)
+		}
+		if r.yaml != nil {
+			files[im.entries[i].k.ID] = r.yaml
+		}
 	}
 	return cases, files
 }

@@ -171,23 +171,41 @@ func (l *Library) saveSnapshot() {
 	if gen == l.written {
 		return
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(l.snapshot), filepath.Base(l.snapshot)+".*")
-	if err == nil {
-		defer os.Remove(tmp.Name())
-		err = l.ix.WriteSnapshot(tmp, l.print)
-		if cerr := tmp.Close(); err == nil {
-			err = cerr
-		}
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), l.snapshot)
-	}
-	if err != nil {
+	if err := writeSnapshotFile(l.ix, l.snapshot, l.print); err != nil {
 		l.log.Warn("index snapshot not written; the next start builds the index", "file", l.snapshot, "error", err.Error())
 		return
 	}
 	l.written = gen
 	l.log.Debug("index snapshot written", "file", l.snapshot)
+}
+
+// writeSnapshotFile writes ix's snapshot to path: a new file renamed over
+// the old, so that a crash never leaves half of one.
+func writeSnapshotFile(ix *search.Index, path string, print [32]byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	err = ix.WriteSnapshot(tmp, print)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// WriteSnapshot builds the index of cases (every case of a store, with
+// their digests) and writes its snapshot to path, as a server on that
+// store would: a bulk load leaves the index ready for the next start.
+func WriteSnapshot(path string, v *incidentlib.Vocab, cases []*incidentlib.Case) error {
+	ix, err := search.New(v, cases)
+	if err != nil {
+		return err
+	}
+	return writeSnapshotFile(ix, path, fingerprint(v))
 }
 
 // fingerprint identifies the program and vocabulary an index snapshot is

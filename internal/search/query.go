@@ -289,17 +289,10 @@ func (ix *Index) normalize(q *Query) ([]string, error) {
 	return notes, nil
 }
 
-func caseIDLike(s string) bool {
-	if len(s) != 7 || !strings.HasPrefix(s, "IL-") {
-		return false
-	}
-	for _, r := range s[3:] {
-		if r < '0' || r > '9' {
-			return false
-		}
-	}
-	return true
-}
+// caseIDLike reports whether a word of a query is a case id: IL- and
+// four digits, or more without a leading zero (incidentlib.ValidID), so
+// that IL-12345 is found as IL-0049 is.
+func caseIDLike(s string) bool { return incidentlib.ValidID(s) }
 
 // orgSlugs resolves organisations given by slug or name, case-insensitively.
 // An unknown one is an error that names the nearest organisations. Only

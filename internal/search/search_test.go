@@ -751,3 +751,21 @@ func TestStatisticsFollowWrites(t *testing.T) {
 	}
 	check("a deletion")
 }
+
+// TestSearchByIDPastNineThousand: a case id of five digits typed in a
+// query finds its case first, as a four-digit one does.
+func TestSearchByIDPastNineThousand(t *testing.T) {
+	ix := freshIndex(t)
+	c := *ix.All().Case("IL-0049")
+	c.ID = "IL-12345"
+	if err := ix.Upsert(&c); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"IL-12345", "il-12345 coredns", "IL-0049"} {
+		res := mustSearch(t, ix.Public(), search.Query{Text: q})
+		want := strings.ToUpper(strings.Fields(q)[0])
+		if len(res.Hits) == 0 || res.Hits[0].Case.ID != want {
+			t.Errorf("%q: first hit %v, want %s", q, ids(res), want)
+		}
+	}
+}
