@@ -7,8 +7,8 @@
 # GET /api/cases?q=… (510 distinct searches), driven by wrk on loopback.
 #
 # For each corpus: bulk-load time, start-up time (the process started to
-# /readyz answering), once building the index and once on a restart that
-# loads its snapshot, per-search p50/p99 on one connection, searches/s and
+# /readyz answering), the first after the load and a restart, both of which
+# load the index's snapshot (the real corpus's first start builds it), per-search p50/p99 on one connection, searches/s and
 # p50/p99 on 32 connections, resident memory after the load, and the time
 # of one write (PUT /api/cases/ID, the median of 20) with the p99 of the
 # searches that ran meanwhile on 4 connections, beside their p99 alone.
@@ -50,8 +50,9 @@ for times in "${sizes[@]}"; do
   fi
   port=$(freeport)
   base="http://127.0.0.1:$port"
-  # Started twice: the first start builds the index (and writes its
-  # snapshot), the second, a restart, loads the snapshot.
+  # Started twice: the first start after the import (which left the
+  # index's snapshot beside the file; the real corpus alone has none and
+  # builds it), and a restart, which loads the snapshot.
   starts=()
   for round in build restart; do
     t0=$(now)
@@ -108,6 +109,6 @@ for times in "${sizes[@]}"; do
   wait "$pid" 2>/dev/null || true
 done
 echo
-echo "| corpus | cases | bulk load | start-up: build / restart | 1 conn p50 | 1 conn p99 | 32 conns req/s | 32 conns p50 | 32 conns p99 | RSS after | one PUT (median of 20) | search p99 on 4 conns: alone / during the PUTs |"
+echo "| corpus | cases | bulk load (with the index) | start-up: first / restart | 1 conn p50 | 1 conn p99 | 32 conns req/s | 32 conns p50 | 32 conns p99 | RSS after | one PUT (median of 20) | search p99 on 4 conns: alone / during the PUTs |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 for r in "${rows[@]}"; do echo "| ${r//|/ | } |"; done
