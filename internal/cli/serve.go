@@ -80,9 +80,10 @@ func gcPercentFor(live uint64) int {
 	return int(min(max(gcRoom*100/live, gcPercentMin), gcPercentMax))
 }
 
-// liveHeap collects garbage and returns the heap that is left.
+// liveHeap collects garbage, returns what it freed to the system (one
+// collection for both), and returns the heap that is left.
 func liveHeap() uint64 {
-	runtime.GC()
+	debug.FreeOSMemory()
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
 	return m.HeapAlloc
@@ -238,14 +239,15 @@ func runServe(e *env, cfg *server.Config, trusted []string) error {
 	// rather than five times it. A GOGC the user sets wins. (The
 	// setting is the process's, so it is made here, once the index is
 	// built, not in a constructor.)
+	// Building the index took more memory than it keeps: collect, and
+	// give the rest back to the system now rather than over the next
+	// minutes; what is left is the live heap.
+	live := liveHeap()
 	if os.Getenv("GOGC") == "" {
-		pct := gcPercentFor(liveHeap())
+		pct := gcPercentFor(live)
 		debug.SetGCPercent(pct)
 		log.Debug("garbage collection", "gogc", pct)
 	}
-	// Building the index took more memory than it keeps: give the rest
-	// back to the system now rather than over the next minutes.
-	debug.FreeOSMemory()
 	defer srv.Close()
 	log.Info("serving", "addr", ln.Addr().String(), "base_url", cfg.BaseURL, "store", where,
 		"writes", cfg.Token != "", "startup", time.Since(start).Round(time.Millisecond))

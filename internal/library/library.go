@@ -118,20 +118,24 @@ func OpenSnapshot(ctx context.Context, st incidentlib.Store, c *corpus.Corpus, l
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	t0 := time.Now()
 	res, err := st.Seed(ctx, c.Cases)
 	if err != nil {
 		return nil, res, fmt.Errorf("seed the store: %w", err)
 	}
+	t1 := time.Now()
 	cases, err := st.Cases(ctx)
 	if err != nil {
 		return nil, res, fmt.Errorf("read the store: %w", err)
 	}
+	log.Debug("store read", "seed", t1.Sub(t0).Round(time.Millisecond), "cases", len(cases), "read", time.Since(t1).Round(time.Millisecond))
 	l := &Library{store: st, vocab: c.Vocab, log: log, snapshot: snapshot}
 	if snapshot != "" {
+		t2 := time.Now()
 		l.print = fingerprint(c.Vocab)
 		if ix, err := l.loadSnapshot(cases); err == nil {
 			l.ix, l.written = ix, ix.Generation()
-			log.Info("index loaded from its snapshot", "file", snapshot, "cases", len(cases))
+			log.Info("index loaded from its snapshot", "file", snapshot, "cases", len(cases), "took", time.Since(t2).Round(time.Millisecond))
 			return l, res, nil
 		} else if !errors.Is(err, os.ErrNotExist) {
 			log.Info("index snapshot not used; building the index", "file", snapshot, "reason", err.Error())

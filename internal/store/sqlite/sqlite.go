@@ -14,16 +14,17 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	_ "modernc.org/sqlite" // the driver, pure Go
 
 	"github.com/incidentlib/incidentlib"
-	"github.com/incidentlib/incidentlib/internal/store/decodeall"
 )
 
 //go:embed migrations/*.sql
@@ -159,36 +160,57 @@ func encode(c *incidentlib.Case) (string, error) {
 	return string(b), err
 }
 
-// Cases returns every live case.
+// Cases returns every live case. The rows are decoded on every core while
+// they are read: at start a server reads every case, and reading and
+// decoding tens of thousands one after the other was most of its start-up.
 func (s *Store) Cases(ctx context.Context) ([]*incidentlib.Case, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT data, private FROM cases WHERE deleted = 0 ORDER BY id`)
 	if err != nil {
 		return nil, unavailable(err)
 	}
 	defer rows.Close()
-	type row struct {
+	type slot struct {
 		data    string
 		private bool
+		c       *incidentlib.Case
+		err     error
 	}
-	var raw []row
+	jobs := make(chan *slot, 256)
+	var wg sync.WaitGroup
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for sl := range jobs {
+				sl.c, sl.err = decode(sl.data, sl.private)
+				sl.data = "" // the text is the case's now
+			}
+		}()
+	}
+	var slots []*slot
+	var scanErr error
 	for rows.Next() {
-		var r row
-		if err := rows.Scan(&r.data, &r.private); err != nil {
-			return nil, err
+		sl := &slot{}
+		if scanErr = rows.Scan(&sl.data, &sl.private); scanErr != nil {
+			break
 		}
-		raw = append(raw, r)
+		slots = append(slots, sl)
+		jobs <- sl
+	}
+	close(jobs)
+	wg.Wait()
+	if scanErr != nil {
+		return nil, scanErr
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	// Decoded on every core: at start a server reads every case.
-	out := make([]*incidentlib.Case, len(raw))
-	if err := decodeall.Each(len(raw), func(i int) (err error) {
-		out[i], err = decode(raw[i].data, raw[i].private)
-		raw[i].data = "" // the text is the case's now
-		return err
-	}); err != nil {
-		return nil, err
+	out := make([]*incidentlib.Case, len(slots))
+	for i, sl := range slots {
+		if sl.err != nil {
+			return nil, sl.err
+		}
+		out[i] = sl.c
 	}
 	// ORDER BY id is byte order (IL-10000 before IL-9999); ids are ordered
 	// by number.
