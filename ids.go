@@ -23,6 +23,10 @@ func ValidID(id string) bool {
 	return ok
 }
 
+// IDNumber returns the number of a valid id (IL-0049 is 49), and false
+// for a string that is not one.
+func IDNumber(id string) (int64, bool) { return idNumber(id) }
+
 // idNumber returns the number of a valid id.
 func idNumber(id string) (int64, bool) {
 	digits, ok := strings.CutPrefix(id, "IL-")

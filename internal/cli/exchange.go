@@ -449,16 +449,19 @@ func (im *importer) writeCases(c *corpus.Corpus, known map[string]bool) ([]*inci
 		parsed *incidentlib.Case
 		probs  corpus.Problems
 	}
-	out := make([]result, len(im.entries))
-	decodeall.Each(len(im.entries), func(i int) error {
+	next := 0
+	out, _ := decodeall.Stream(func() (int, bool, error) {
+		next++
+		return next - 1, next <= len(im.entries), nil
+	}, func(i int) (res result, _ error) {
 		en := &im.entries[i]
-		name, r := en.file, &out[i]
+		name, r := en.file, &res
 		k := en.k
 		k.URL = ""
 		y, err := corpus.MarshalCase(&k)
 		if err != nil {
 			r.probs = append(r.probs, corpus.Problem{File: name, Line: en.line, Msg: "cannot write the case as YAML: " + err.Error()})
-			return nil
+			return res, nil
 		}
 		r.yaml = y
 		file := "cases/" + k.ID + ".yaml"
@@ -480,7 +483,7 @@ func (im *importer) writeCases(c *corpus.Corpus, known map[string]bool) ([]*inci
 			}
 			r.parsed = parsed
 		}
-		return nil
+		return res, nil
 	})
 	files := map[string][]byte{}
 	var cases []*incidentlib.Case

@@ -934,9 +934,6 @@ func (r *searchRun) closeness(res *Result, docs []uint32) bitset {
 // The sort order does not change which case that is.
 func (r *searchRun) weak(res *Result, docs []uint32) {
 	ix, sc, byDate := r.ix, r.sc, r.byDate
-	if !r.p.empty() {
-		r.pairs, r.pairTotal = ix.pairUnits(r.p.pairs, sc.termC)
-	}
 	if !r.p.empty() && len(docs) > 0 && sc.totalC > 0 {
 		top := topK(docs, 1, func(a, b uint32) bool {
 			if sc.score[a] != sc.score[b] {
@@ -949,7 +946,7 @@ func (r *searchRun) weak(res *Result, docs []uint32) {
 		// after the best hit's analysis, so that the confidence is the
 		// same whatever searches came before.
 		ds := ix.snips(top[0])
-		r.pairs, _ = ix.pairUnits(r.p.pairs, sc.termC)
+		r.pairs, r.pairTotal = ix.pairUnits(r.p.pairs, sc.termC)
 		res.Confidence = r.confidence(top[0], ds)
 		if res.Confidence < WeakConfidence {
 			res.Weak = true
@@ -995,7 +992,7 @@ func (r *searchRun) page(res *Result, docs []uint32) {
 		marks = ix.snipCache.markTerms(r.p.marks, sc.termNo)
 	}
 	if !r.p.empty() { // numbered now that the page's terms are known (weak)
-		r.pairs, _ = ix.pairUnits(r.p.pairs, sc.termC)
+		r.pairs, r.pairTotal = ix.pairUnits(r.p.pairs, sc.termC)
 	}
 	var buf []uint32
 	res.Hits = make([]Hit, 0, len(page))

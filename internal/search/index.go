@@ -12,6 +12,7 @@ package search
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 	"slices"
 	"sort"
@@ -343,7 +344,12 @@ func (ix *Index) place(c *incidentlib.Case, d uint32, lens [maxFields]uint16) {
 	}
 	ix.year[d] = uint16(c.Year())
 	ix.dateKey[d] = dateKey(c.Date)
-	ix.idNum[d] = idNumber(c.ID)
+	// A string that is not an id orders after every id, as CompareIDs
+	// has it (the stores refuse such a case anyway).
+	ix.idNum[d] = math.MaxInt64
+	if n, ok := incidentlib.IDNumber(c.ID); ok {
+		ix.idNum[d] = n
+	}
 	for f := 0; f < nFields; f++ {
 		ix.flen[f][d] = lens[f]
 		ix.sumLen[f] += int64(lens[f])
@@ -471,24 +477,6 @@ func dateKey(date string) uint32 {
 		}
 	}
 	return k << (4 * (8 - n))
-}
-
-// idNumber is the number of a case id (IL-0049 is 49), or -1 for a string
-// that is not one.
-func idNumber(id string) int64 {
-	digits, ok := strings.CutPrefix(id, "IL-")
-	if !ok || digits == "" || len(digits) > 18 {
-		return -1
-	}
-	var n int64
-	for i := 0; i < len(digits); i++ {
-		c := digits[i]
-		if c < '0' || c > '9' {
-			return -1
-		}
-		n = n*10 + int64(c-'0')
-	}
-	return n
 }
 
 // Close releases the index.

@@ -164,13 +164,12 @@ func readPaste(text string, keep func(string) bool) pasteRead {
 		}
 	}
 	for _, line := range strings.Split(text, "\n") {
-		// keepWhole is blank's check that the index holds a match whole;
-		// the noise patterns (times, callers, log levels) go whatever
-		// the index holds: "[error]" is a level, though cases say error.
-		keepWhole := keep
-		blank := func(re *regexp.Regexp, with func(m []string) string) {
+		// blankIf keeps a match the index holds whole, unless always: the
+		// noise patterns (times, callers, log levels) go whatever the
+		// index holds ("[error]" is a level, though cases say error).
+		blankIf := func(always bool, re *regexp.Regexp, with func(m []string) string) {
 			line = re.ReplaceAllStringFunc(line, func(s string) string {
-				if keepWhole != nil && keepWhole(strings.ToLower(strings.Trim(s, "[]()"))) {
+				if !always && keep != nil && keep(strings.ToLower(strings.Trim(s, "[]()"))) {
 					return s
 				}
 				out.noise++
@@ -181,16 +180,15 @@ func readPaste(text string, keep func(string) bool) pasteRead {
 				return r
 			})
 		}
+		blank := func(re *regexp.Regexp, with func(m []string) string) { blankIf(false, re, with) }
 		for _, s := range signatures {
 			if s.re.MatchString(line) {
 				add(s.means)
 			}
 		}
-		keepWhole = nil
 		for _, re := range noise {
-			blank(re, nil)
+			blankIf(true, re, nil)
 		}
-		keepWhole = keep
 		line = hexWord.ReplaceAllStringFunc(line, func(s string) string {
 			if hexID(strings.TrimPrefix(strings.ToLower(s), "sha256:")) {
 				out.noise++

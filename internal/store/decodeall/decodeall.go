@@ -1,6 +1,7 @@
-// Package decodeall decodes the rows a store read on every core: at start
-// a server reads every case, and decoding tens of thousands of JSON
-// documents one after another was most of its start-up.
+// Package decodeall decodes the rows a store reads on every core, while
+// it reads them: at start a server reads every case, and reading and
+// decoding tens of thousands of JSON documents one after the other was
+// most of its start-up.
 package decodeall
 
 import (
@@ -8,35 +9,52 @@ import (
 	"sync"
 )
 
-// Each calls fn for every i in [0, n) on as many goroutines as there are
-// processors, and returns the error of the lowest i that failed, so that
-// the error is the same as a loop in order would give.
-func Each(n int, fn func(i int) error) error {
-	workers := min(runtime.GOMAXPROCS(0), n)
-	if workers <= 1 {
-		for i := 0; i < n; i++ {
-			if err := fn(i); err != nil {
-				return err
-			}
-		}
-		return nil
+// Stream calls next until it reports no more rows, and decode on each row
+// on as many goroutines as there are processors while next goes on. It
+// returns the decoded rows in the order next gave them, or the error of
+// next, else of the first row in that order that failed to decode.
+func Stream[R, T any](next func() (R, bool, error), decode func(R) (T, error)) ([]T, error) {
+	type slot struct {
+		row R
+		out T
+		err error
 	}
-	errs := make([]error, n)
+	jobs := make(chan *slot, 256)
 	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
+	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := w; i < n; i += workers {
-				errs[i] = fn(i)
+			for sl := range jobs {
+				sl.out, sl.err = decode(sl.row)
+				var zero R
+				sl.row = zero // what the row held is the decoded value's now
 			}
 		}()
 	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
+	var slots []*slot
+	var err error
+	for {
+		var r R
+		var ok bool
+		if r, ok, err = next(); err != nil || !ok {
+			break
 		}
+		sl := &slot{row: r}
+		slots = append(slots, sl)
+		jobs <- sl
 	}
-	return nil
+	close(jobs)
+	wg.Wait()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]T, len(slots))
+	for i, sl := range slots {
+		if sl.err != nil {
+			return nil, sl.err
+		}
+		out[i] = sl.out
+	}
+	return out, nil
 }

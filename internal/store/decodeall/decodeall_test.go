@@ -6,30 +6,41 @@ import (
 	"testing"
 )
 
-// TestEach: every index is visited once, and the error is the first in
-// index order whatever the goroutines' timing.
-func TestEach(t *testing.T) {
-	for _, n := range []int{0, 1, 7, 1000} {
-		seen := make([]int, n)
-		if err := Each(n, func(i int) error { seen[i]++; return nil }); err != nil {
-			t.Fatal(err)
+// TestStream: every row is decoded once and comes back in the order it
+// was read; the error is next's, else that of the first row in order that
+// failed, whatever the goroutines' timing.
+func TestStream(t *testing.T) {
+	rows := func(n int, failAt error) func() (int, bool, error) {
+		i := 0
+		return func() (int, bool, error) {
+			if i == n {
+				return 0, false, failAt
+			}
+			i++
+			return i - 1, true, nil
 		}
-		for i, k := range seen {
-			if k != 1 {
-				t.Fatalf("n %d: index %d visited %d times", n, i, k)
+	}
+	for _, n := range []int{0, 1, 7, 1000} {
+		got, err := Stream(rows(n, nil), func(i int) (string, error) { return fmt.Sprint(i), nil })
+		if err != nil || len(got) != n {
+			t.Fatalf("n %d: %d rows, %v", n, len(got), err)
+		}
+		for i, s := range got {
+			if s != fmt.Sprint(i) {
+				t.Fatalf("n %d: row %d is %q", n, i, s)
 			}
 		}
 	}
-	err := Each(1000, func(i int) error {
+	_, err := Stream(rows(1000, nil), func(i int) (int, error) {
 		if i == 17 || i == 400 || i == 999 {
-			return fmt.Errorf("row %d", i)
+			return 0, fmt.Errorf("row %d", i)
 		}
-		return nil
+		return i, nil
 	})
 	if err == nil || err.Error() != "row 17" {
 		t.Fatalf("error %v, want row 17", err)
 	}
-	if err := Each(3, func(int) error { return errors.New("x") }); err == nil {
-		t.Fatal("no error")
+	if _, err := Stream(rows(5, errors.New("scan")), func(i int) (int, error) { return i, nil }); err == nil || err.Error() != "scan" {
+		t.Fatalf("next's error: %v", err)
 	}
 }

@@ -164,24 +164,20 @@ func (s *Store) Cases(ctx context.Context) ([]*incidentlib.Case, error) {
 		data    []byte
 		private bool
 	}
-	var raw []row
-	for rows.Next() {
+	out, err := decodeall.Stream(func() (row, bool, error) {
 		var r row
-		if err := rows.Scan(&r.data, &r.private); err != nil {
-			return nil, unavailable(err)
+		if !rows.Next() {
+			if err := rows.Err(); err != nil {
+				return r, false, unavailable(err)
+			}
+			return r, false, nil
 		}
-		raw = append(raw, r)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, unavailable(err)
-	}
-	// Decoded on every core: at start a server reads every case.
-	out := make([]*incidentlib.Case, len(raw))
-	if err := decodeall.Each(len(raw), func(i int) (err error) {
-		out[i], err = decode(raw[i].data, raw[i].private)
-		raw[i].data = nil // the text is the case's now
-		return err
-	}); err != nil {
+		if err := rows.Scan(&r.data, &r.private); err != nil {
+			return r, false, unavailable(err)
+		}
+		return r, true, nil
+	}, func(r row) (*incidentlib.Case, error) { return decode(r.data, r.private) })
+	if err != nil {
 		return nil, err
 	}
 	// ORDER BY id is byte order (IL-10000 before IL-9999); ids are ordered

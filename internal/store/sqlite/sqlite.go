@@ -14,17 +14,16 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	_ "modernc.org/sqlite" // the driver, pure Go
 
 	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/internal/store/decodeall"
 )
 
 //go:embed migrations/*.sql
@@ -169,48 +168,25 @@ func (s *Store) Cases(ctx context.Context) ([]*incidentlib.Case, error) {
 		return nil, unavailable(err)
 	}
 	defer rows.Close()
-	type slot struct {
+	type row struct {
 		data    string
 		private bool
-		c       *incidentlib.Case
-		err     error
 	}
-	jobs := make(chan *slot, 256)
-	var wg sync.WaitGroup
-	for w := 0; w < runtime.GOMAXPROCS(0); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for sl := range jobs {
-				sl.c, sl.err = decode(sl.data, sl.private)
-				sl.data = "" // the text is the case's now
+	out, err := decodeall.Stream(func() (row, bool, error) {
+		var r row
+		if !rows.Next() {
+			if err := rows.Err(); err != nil {
+				return r, false, err
 			}
-		}()
-	}
-	var slots []*slot
-	var scanErr error
-	for rows.Next() {
-		sl := &slot{}
-		if scanErr = rows.Scan(&sl.data, &sl.private); scanErr != nil {
-			break
+			return r, false, nil
 		}
-		slots = append(slots, sl)
-		jobs <- sl
-	}
-	close(jobs)
-	wg.Wait()
-	if scanErr != nil {
-		return nil, scanErr
-	}
-	if err := rows.Err(); err != nil {
+		if err := rows.Scan(&r.data, &r.private); err != nil {
+			return r, false, err
+		}
+		return r, true, nil
+	}, func(r row) (*incidentlib.Case, error) { return decode(r.data, r.private) })
+	if err != nil {
 		return nil, err
-	}
-	out := make([]*incidentlib.Case, len(slots))
-	for i, sl := range slots {
-		if sl.err != nil {
-			return nil, sl.err
-		}
-		out[i] = sl.c
 	}
 	// ORDER BY id is byte order (IL-10000 before IL-9999); ids are ordered
 	// by number.
