@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html"
 	"html/template"
+	"math"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -80,6 +81,7 @@ func yearChart(years []search.YearCount, lang, title string) chart {
 	}
 	n := last - first + 1
 	const h, padL, padR, padT, padB = 200, 8, 8, 22, 26
+	const yearLabelW = 36 // px: four digits at the chart's font size, and a gap
 	plotW, plotH := float64(narrowW-padL-padR), float64(h-padT-padB)
 	slot := plotW / float64(n)
 	bw := min(slot*0.68, 34) // a few years must not make slabs
@@ -90,10 +92,11 @@ func yearChart(years []search.YearCount, lang, title string) chart {
 	}
 	svgOpen(&b, c.ID, title, strings.Join(parts, ", "), narrowW, h, false)
 	fmt.Fprintf(&b, `<line class="chart-axis" x1="%d" y1="%d" x2="%d" y2="%d"/>`, padL, h-padB, narrowW-padR, h-padB)
-	every := 1
-	if n > 12 {
-		every = 2
-	}
+	// Years are labelled at a fixed step counted back from the last one,
+	// which is always labelled, so that no two labels come closer than a
+	// label's width (four digits, yearLabelW with a gap) at any count of
+	// years.
+	every := max(1, int(math.Ceil(yearLabelW/slot)))
 	for i := 0; i < n; i++ {
 		y := first + i
 		v := counts[y]
@@ -104,7 +107,7 @@ func yearChart(years []search.YearCount, lang, title string) chart {
 		if v > 0 {
 			fmt.Fprintf(&b, `<text class="chart-value" x="%.1f" y="%.1f" text-anchor="middle">%d</text>`, cx, float64(h-padB)-bh-5, v)
 		}
-		if i%every == 0 || i == n-1 {
+		if (n-1-i)%every == 0 {
 			fmt.Fprintf(&b, `<text class="chart-label" x="%.1f" y="%d" text-anchor="middle">%d</text>`, cx, h-padB+17, y)
 		}
 		c.Table.Rows = append(c.Table.Rows, chartRow{Label: strconv.Itoa(y), Cells: []string{strconv.Itoa(v)}})

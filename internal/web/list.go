@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -50,9 +51,13 @@ const PageSize = 20
 type listState struct {
 	lang    string
 	q       string
-	filters []activeFilter // in filterParams order
-	sort    string         // "" means the default for the query
-	page    int
+	filters []activeFilter // vocabulary and organisation filters
+	// The year range and the review filter: filters too, kept by every
+	// link of the list like the others (0 and "" when absent).
+	yearFrom, yearTo int
+	reviewed         string // "true", "false" or ""
+	sort             string // "" means the default for the query
+	page             int
 }
 
 type activeFilter struct {
@@ -60,8 +65,11 @@ type activeFilter struct {
 	Remove                    string // the list without this filter
 }
 
-// url builds the list address for st with edit applied.
-func (st listState) url(edit func(v url.Values)) string {
+// url builds the list address for st: one canonical form for one list,
+// whatever order or spelling the request used. url.Values.Encode orders
+// the parameters by name; a parameter's values are ordered here, and
+// spaces are written as "+", so two links to one list are one URL.
+func (st listState) url() string {
 	v := url.Values{}
 	if st.q != "" {
 		v.Set("q", st.q)
@@ -69,20 +77,123 @@ func (st listState) url(edit func(v url.Values)) string {
 	for _, f := range st.filters {
 		v.Add(f.Param, f.Term)
 	}
+	for _, vals := range v {
+		slices.Sort(vals)
+	}
+	if st.yearFrom != 0 {
+		v.Set("year_from", strconv.Itoa(st.yearFrom))
+	}
+	if st.yearTo != 0 {
+		v.Set("year_to", strconv.Itoa(st.yearTo))
+	}
+	if st.reviewed != "" {
+		v.Set("reviewed", st.reviewed)
+	}
 	if st.sort != "" {
 		v.Set("sort", st.sort)
 	}
 	if st.page > 1 {
 		v.Set("page", strconv.Itoa(st.page))
 	}
-	if edit != nil {
-		edit(v)
-	}
 	u := langPrefix[st.lang] + "/cases"
 	if enc := v.Encode(); enc != "" {
 		u += "?" + enc
 	}
 	return u
+}
+
+// listURL is the canonical address of the list for the query q alone in
+// lang: what the other pages link a search with.
+func listURL(lang, q string) string {
+	return listState{lang: lang, q: q}.url()
+}
+
+// chips are the filters in force as the page shows them: each with its
+// words and the link that removes it alone, the years and the review
+// filter included.
+func (st listState) chips() []chip {
+	var out []chip
+	for i, f := range st.filters {
+		rest := st
+		rest.page = 1
+		rest.filters = slices.Delete(slices.Clone(st.filters), i, i+1)
+		out = append(out, chip{Field: locale.T(st.lang, "facet."+f.Field), Value: f.Label, Remove: rest.url()})
+	}
+	if st.yearFrom != 0 || st.yearTo != 0 {
+		// The range is one chip: removing half of it leaves a filter the
+		// reader did not ask for.
+		rest := st
+		rest.page, rest.yearFrom, rest.yearTo = 1, 0, 0
+		out = append(out, chip{Field: locale.T(st.lang, "list.years"), Value: yearRange(st.lang, st.yearFrom, st.yearTo), Remove: rest.url()})
+	}
+	if st.reviewed != "" {
+		rest := st
+		rest.page, rest.reviewed = 1, ""
+		out = append(out, chip{Field: locale.T(st.lang, "list.review"), Value: locale.T(st.lang, "list.reviewed_"+st.reviewed), Remove: rest.url()})
+	}
+	return out
+}
+
+// chip is one filter in force, as the page shows it.
+type chip struct {
+	Field, Value string
+	Remove       string // the list without this filter
+}
+
+// yearRange words a year filter: "2024–2025", "2024년부터", "to 2023".
+func yearRange(lang string, from, to int) string {
+	switch {
+	case from != 0 && to != 0 && from == to:
+		return locale.Tf(lang, "list.year_in", from)
+	case from != 0 && to != 0:
+		return locale.Tf(lang, "list.year_range", from, to)
+	case from != 0:
+		return locale.Tf(lang, "list.year_from", from)
+	}
+	return locale.Tf(lang, "list.year_to", to)
+}
+
+// hidden are the parameters a new search or sort from the list's form
+// keeps: every filter in force.
+func (st listState) hidden() []hiddenParam {
+	var out []hiddenParam
+	for _, f := range st.filters {
+		out = append(out, hiddenParam{f.Param, f.Term})
+	}
+	if st.yearFrom != 0 {
+		out = append(out, hiddenParam{"year_from", strconv.Itoa(st.yearFrom)})
+	}
+	if st.yearTo != 0 {
+		out = append(out, hiddenParam{"year_to", strconv.Itoa(st.yearTo)})
+	}
+	if st.reviewed != "" {
+		out = append(out, hiddenParam{"reviewed", st.reviewed})
+	}
+	return out
+}
+
+type hiddenParam struct{ Name, Value string }
+
+// filterWords names the filters in force for the page's title: "분야: DNS
+// · 원인: 설정 변경 · 연도: 2024년부터".
+func (st listState) filterWords() string {
+	var parts []string
+	for _, c := range st.chips() {
+		parts = append(parts, c.Field+": "+c.Value)
+	}
+	return strings.Join(parts, " · ")
+}
+
+// filterCount is how many filters are in force.
+func (st listState) filterCount() int {
+	n := len(st.filters)
+	if st.yearFrom != 0 || st.yearTo != 0 {
+		n++
+	}
+	if st.reviewed != "" {
+		n++
+	}
+	return n
 }
 
 type facetGroup struct {
@@ -97,6 +208,10 @@ type facetItem struct {
 	Count  int
 	URL    string
 	Active bool
+	// NoFollow marks a link that only adds a filter to a list that has
+	// one (or a query) already: crawlers index each filter's own list and
+	// leave the combinations, which multiply without end.
+	NoFollow bool
 }
 
 type pageLink struct {
@@ -110,7 +225,8 @@ type listData struct {
 	Query         string
 	Sort          string
 	Problems      []string
-	Filters       []activeFilter
+	Filters       []chip
+	Hidden        []hiddenParam // the filters a new search or sort keeps
 	ClearURL      string
 	FirstURL      string // the first page of this list
 	Total         int
@@ -144,7 +260,10 @@ func (s *Site) caseList(w http.ResponseWriter, r *http.Request, lang string) err
 	parsed, bad := search.ParseParams(r.URL.Query(), search.FacePages, PageSize)
 	q := parsed.Query
 	q.Lang = lang
-	st := listState{lang: lang, q: q.Text, page: parsed.Page, sort: q.Sort}
+	st := listState{lang: lang, q: q.Text, page: parsed.Page, sort: q.Sort, yearFrom: q.YearFrom, yearTo: q.YearTo}
+	if q.Reviewed != nil {
+		st.reviewed = strconv.FormatBool(*q.Reviewed)
+	}
 	var problems []string
 	for _, b := range bad {
 		// Links from elsewhere carry their own parameters (utm_…).
@@ -193,9 +312,17 @@ func (s *Site) caseList(w http.ResponseWriter, r *http.Request, lang string) err
 	if st.q != "" {
 		title = locale.Tf(lang, "list.title_q", st.q)
 	}
+	// A filtered list is titled by its filters, so that two lists never
+	// share a title: "사례 목록 — 분야: DNS · 연도: 2024년부터".
+	if fw := st.filterWords(); fw != "" {
+		title += " — " + fw
+	}
+	if st.page > 1 {
+		title += " — " + locale.Tf(lang, "list.title_page", st.page)
+	}
 	p := &pageData{Title: title, Description: locale.T(lang, "list.description"), Data: d}
 	// Result pages are endless in number; the sitemap lists what to index.
-	p.NoIndex = st.q != "" || len(st.filters) > 1 || st.page > 1
+	p.NoIndex = st.q != "" || st.filterCount() > 1 || st.page > 1
 	if len(problems) > 0 {
 		w.Header().Set("Cache-Control", "no-store")
 		return s.renderCode(w, r, lang, http.StatusBadRequest, "cases", p)
@@ -221,7 +348,7 @@ func (s *Site) listData(st listState, res *search.Result, problems []string) lis
 	d.TopComponents = top[:min(3, len(top))]
 	first := st
 	first.page = 1
-	d.FirstURL = first.url(nil)
+	d.FirstURL = first.url()
 	d.paging(st, res.Total)
 	def := search.SortNewest
 	if st.q != "" {
@@ -237,21 +364,17 @@ func (s *Site) listData(st listState, res *search.Result, problems []string) lis
 // activeFilters lists the filters in force, each with the link that
 // removes it, and the link that clears them all.
 func (d *listData) activeFilters(st listState) {
-	for i := range st.filters {
-		f := st.filters[i]
-		rest := st
-		rest.page = 1
-		rest.filters = append(append([]activeFilter{}, st.filters[:i]...), st.filters[i+1:]...)
-		st.filters[i].Remove = rest.url(nil)
+	for _, f := range st.filters {
 		if f.Field != search.OrgFilter {
 			d.HasFacetFilter = true
 		}
 	}
-	d.Filters = st.filters
-	if len(st.filters) > 0 {
+	d.Filters = st.chips()
+	d.Hidden = st.hidden()
+	if len(d.Filters) > 0 {
 		clear := st
-		clear.filters, clear.page = nil, 1
-		d.ClearURL = clear.url(nil)
+		clear.filters, clear.page, clear.yearFrom, clear.yearTo, clear.reviewed = nil, 1, 0, 0, ""
+		d.ClearURL = clear.url()
 	}
 }
 
@@ -268,14 +391,14 @@ func (d *listData) facets(st listState, res *search.Result) {
 			if fc.Term == "unknown" && fp.field == incidentlib.VocabSeverity {
 				continue
 			}
-			it := facetItem{Label: fc.Label, Count: fc.Count, Active: active[fp.field+"\x00"+fc.Term]}
+			it := facetItem{Label: fc.Label, Count: fc.Count, Active: active[fp.field+"\x00"+fc.Term], NoFollow: st.q != "" || st.filterCount() > 0}
 			if it.Active {
 				continue // shown, with its remove link, above the results
 			}
 			add := st
 			add.page = 1
 			add.filters = append(append([]activeFilter{}, st.filters...), activeFilter{Param: fp.param, Term: fc.Term})
-			it.URL = add.url(nil)
+			it.URL = add.url()
 			// Ten links a field keep the page light; every term is one
 			// click away on the vocabulary page.
 			switch {
@@ -298,7 +421,7 @@ func (d *listData) paging(st listState, total int) {
 	link := func(n int) string {
 		o := st
 		o.page = n
-		return o.url(nil)
+		return o.url()
 	}
 	last := 0
 	for n := 1; n <= pages; n++ {

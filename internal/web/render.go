@@ -149,6 +149,8 @@ func (s *Site) funcs(lang string) template.FuncMap {
 		"fold":        fold,
 		"snippet":     snippetHTML,
 		"queryEscape": url.QueryEscape,
+		// searchURL is the list's one address for a search.
+		"searchURL": func(q string) string { return listURL(lang, q) },
 		"str": func(p *string) string {
 			if p == nil {
 				return ""
