@@ -10,8 +10,11 @@ package gobuild
 
 import "runtime/debug"
 
-// Flags returns the configuration-selecting flags (today only -race) that
-// the running binary was built with, to pass to "go build".
+// Flags returns the configuration-selecting flags the running binary was
+// built with, to pass to "go build": -race, and -gcflags, -asmflags, -tags
+// and -trimpath as they were given (CI builds its race configuration with
+// -gcflags=all=-dwarf=false; a build without it would compile every
+// dependency again).
 func Flags() []string {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
@@ -19,8 +22,15 @@ func Flags() []string {
 	}
 	var flags []string
 	for _, s := range bi.Settings {
-		if s.Key == "-race" && s.Value == "true" {
-			flags = append(flags, "-race")
+		switch s.Key {
+		case "-race", "-trimpath":
+			if s.Value == "true" {
+				flags = append(flags, s.Key)
+			}
+		case "-gcflags", "-asmflags", "-tags":
+			if s.Value != "" {
+				flags = append(flags, s.Key+"="+s.Value)
+			}
 		}
 	}
 	return flags
