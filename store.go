@@ -59,22 +59,33 @@ type Watcher interface {
 	Watch(ctx context.Context, fn func(Change)) error
 }
 
-// Correction is a reader's report that a case states something wrong. It is
-// never shown publicly; editors resolve or dismiss it at the desk.
+// Correction is a reader's report that a case states something wrong, or,
+// as a submission (Field SubmissionField, no CaseID), of an incident the
+// library lacks: its public write-up (Source), organisation, date and a
+// note (What). It is never shown publicly; editors resolve or dismiss it
+// at the desk, where submissions are a queue of their own.
 type Correction struct {
 	ID      int64  `json:"id"`
 	CaseID  string `json:"case_id"`
-	Field   string `json:"field"`   // the section the reader names: summary, timeline, sources …
-	What    string `json:"what"`    // what is wrong
-	Source  string `json:"source"`  // where the right fact is stated (a URL or a citation)
+	Field   string `json:"field"`   // the section the reader names: summary, timeline, sources …; SubmissionField for a submission
+	What    string `json:"what"`    // what is wrong; a submission's note
+	Source  string `json:"source"`  // where the right fact is stated (a URL or a citation); a submission's write-up
 	Contact string `json:"contact"` // optional, for questions back
 	Lang    string `json:"lang"`    // the language of the page it came from
+	// Org and Date are a submission's organisation and incident date (as
+	// the reader gives them); empty for a correction.
+	Org  string `json:"org,omitempty"`
+	Date string `json:"date,omitempty"`
 	// Status is open, resolved or dismissed; Note is the editor's word on it.
 	Status    string     `json:"status"`
 	Note      string     `json:"note"`
 	CreatedAt time.Time  `json:"created_at"`
 	ClosedAt  *time.Time `json:"closed_at"`
 }
+
+// SubmissionField is the Field of a submission: a reader's report of an
+// incident the library lacks.
+const SubmissionField = "submission"
 
 // Correction states.
 const (

@@ -110,6 +110,23 @@ func TestCorrections(t *testing.T) {
 	if r.status != 400 || !strings.Contains(body, "고칠 부분을 골라") || !strings.Contains(body, "10자 이상") || !strings.Contains(body, "https://") || !strings.Contains(body, "&lt;script&gt;x&lt;/script&gt;") || strings.Contains(body, "<script>x") {
 		t.Errorf("bad input: %d\n%.2000s", r.status, body)
 	}
+	// Each problem is tied to its input: marked invalid, described by its
+	// message beside it, and linked from the summary.
+	for _, in := range []string{"field", "what", "source"} {
+		input := regexp.MustCompile(`<(?:input|select|textarea) id="c-` + in + `"[^>]*>`).FindString(body)
+		if !strings.Contains(input, `aria-invalid="true"`) || !strings.Contains(input, "c-"+in+"-err") {
+			t.Errorf("bad input: the %s input is not marked and tied to its error: %s", in, input)
+		}
+		if !strings.Contains(body, `<span class="field-error" id="c-`+in+`-err">`) || !strings.Contains(body, `<a href="#c-`+in+`">`) {
+			t.Errorf("bad input: no message beside %s, or no link to it from the summary", in)
+		}
+	}
+	if input := regexp.MustCompile(`<input id="c-contact"[^>]*>`).FindString(body); strings.Contains(input, "aria-invalid") {
+		t.Errorf("bad input: the contact, which was fine, is marked invalid: %s", input)
+	}
+	if strings.Contains(string(ts.get(t, "/cases/IL-0049/correct").body), `aria-invalid`) {
+		t.Error("a fresh form is marked invalid")
+	}
 	// The honeypot: thanks, and nothing kept.
 	hp := correction(tok, "honeypot-filled bot text that must not be kept")
 	hp.Set("website", "http://spam.example")
@@ -258,8 +275,12 @@ func TestDesk(t *testing.T) {
 	if strings.Contains(body, "latin1 text") {
 		t.Error("a correction with invalid UTF-8 was kept")
 	}
-	if !strings.Contains(body, `action="/desk/cases/`+unrev+`/review"`) {
-		t.Errorf("the desk does not list %s as unreviewed", unrev)
+	// The unreviewed cases come a page at a time; the desk's search finds one.
+	if n := strings.Count(body, `/review"`); n == 0 || n > 20 {
+		t.Errorf("the desk's first page lists %d unreviewed cases, want 1 to 20", n)
+	}
+	if found := string(ts.get(t, "/desk?uq="+unrev, "Cookie", sess).body); !strings.Contains(found, `action="/desk/cases/`+unrev+`/review"`) || strings.Count(found, `/review"`) != 1 {
+		t.Errorf("the desk's search for %s does not list it alone", unrev)
 	}
 	dtok := formToken(t, desk)
 	ids := regexp.MustCompile(`action="/desk/corrections/(\d+)"`).FindAllStringSubmatch(body, -1)
@@ -281,8 +302,17 @@ func TestDesk(t *testing.T) {
 		t.Errorf("a made-up action: %d", r.status)
 	}
 	after := string(ts.get(t, "/desk?done=resolved", "Cookie", sess).body)
-	if !strings.Contains(after, "added the action item") || !strings.Contains(after, "고침을 반영함으로 닫았습니다") {
-		t.Error("the resolved correction and its note are not shown")
+	if !strings.Contains(after, "고침을 반영함으로 닫았습니다") || strings.Contains(after, "added the action item") || !strings.Contains(after, "first correction") {
+		t.Error("after resolving, the open list does not say so, or still shows the resolved correction, or lost the open one")
+	}
+	if resolved := string(ts.get(t, "/desk?status=resolved", "Cookie", sess).body); !strings.Contains(resolved, "added the action item") || strings.Contains(resolved, "first correction") {
+		t.Error("the resolved list does not show the resolved correction and its note alone")
+	}
+	if byCase := string(ts.get(t, "/desk?status=all&case=IL-0049", "Cookie", sess).body); !strings.Contains(byCase, "added the action item") || !strings.Contains(byCase, "first correction") {
+		t.Error("the list of one case's corrections lacks one of them")
+	}
+	if other := string(ts.get(t, "/desk?status=all&case=IL-0461", "Cookie", sess).body); strings.Contains(other, "first correction") {
+		t.Error("another case's list shows IL-0049's corrections")
 	}
 	// Review through the desk: the API shows it.
 	if r := ts.form(t, "/desk/cases/"+unrev+"/review", url.Values{"t": {dtok}, "by": {"Kim Editor"}}, "Cookie", sess); r.status != 303 {
@@ -292,7 +322,7 @@ func TestDesk(t *testing.T) {
 	if rv := c["review"].(map[string]any); rv["reviewed_by"] != "Kim Editor" || rv["reviewed_at"] == nil {
 		t.Errorf("the desk's review does not reach the case: %v", rv)
 	}
-	if strings.Contains(string(ts.get(t, "/desk", "Cookie", sess).body), `action="/desk/cases/`+unrev+`/review"`) {
+	if strings.Contains(string(ts.get(t, "/desk?uq="+unrev, "Cookie", sess).body), `action="/desk/cases/`+unrev+`/review"`) {
 		t.Error("a reviewed case is still listed as unreviewed")
 	}
 	// A second session, signed in beside the first, outlives its sign-out.
@@ -315,6 +345,67 @@ func TestDesk(t *testing.T) {
 	}
 	if r := ts.getNoFollow(t, "/desk", "Cookie", other); r.status != 200 {
 		t.Errorf("signing one session out ended another: %d", r.status)
+	}
+}
+
+// TestDeskGroupsDuplicates: corrections that say the same thing of the
+// same case are one item of the desk, and closing it closes them all; the
+// reader's source is a link no crawler follows.
+func TestDeskGroupsDuplicates(t *testing.T) {
+	ts := newServer(t, func(c *server.Config) { c.FormMinFill = time.Millisecond })
+	for _, w := range []string{"The  date is wrong: it was 2019.", "the date is wrong: it was 2019.", "A different point about the timeline."} {
+		tok := formToken(t, ts.get(t, "/cases/IL-0049/correct"))
+		time.Sleep(5 * time.Millisecond)
+		if r := ts.form(t, "/cases/IL-0049/correct", correction(tok, w)); r.status != 303 {
+			t.Fatalf("correction: %d", r.status)
+		}
+	}
+	ltok := formToken(t, ts.get(t, "/desk/login"))
+	sess := strings.SplitN(ts.form(t, "/desk/login", url.Values{"t": {ltok}, "token": {testToken}}).header.Get("Set-Cookie"), ";", 2)[0]
+	desk := ts.get(t, "/desk", "Cookie", sess)
+	body := string(desk.body)
+	forms := regexp.MustCompile(`action="/desk/corrections/(\d+)"`).FindAllStringSubmatch(body, -1)
+	if len(forms) != 2 || !strings.Contains(body, "같은 내용 2건") {
+		t.Fatalf("three corrections, two alike: %d items on the desk, want 2 with one marked as two alike", len(forms))
+	}
+	if !strings.Contains(body, `<a href="https://medium.com/preply-engineering/dns-postmortem-e169efd45afd" rel="nofollow noopener noreferrer">`) {
+		t.Error("the reader's source is not a nofollow link")
+	}
+	// Close the group: both of its corrections close.
+	var group string
+	for _, f := range forms {
+		if strings.Contains(body[strings.Index(body, `id="correction-`+f[1]+`"`):], "같은 내용 2건") {
+			group = f[1]
+		}
+	}
+	form := body[strings.Index(body, `action="/desk/corrections/`+group+`"`):]
+	form = form[:strings.Index(form, "</form>")]
+	also := regexp.MustCompile(`name="also" value="(\d+)"`).FindAllStringSubmatch(form, -1)
+	if len(also) != 2 {
+		t.Fatalf("the group's form closes %d corrections, want 2", len(also))
+	}
+	vals := url.Values{"t": {formToken(t, desk)}, "action": {"dismiss"}, "note": {"already fixed"}}
+	for _, a := range also {
+		vals.Add("also", a[1])
+	}
+	if r := ts.form(t, "/desk/corrections/"+group, vals, "Cookie", sess); r.status != 303 {
+		t.Fatalf("dismissing the group: %d", r.status)
+	}
+	kept, err := ts.srv.Library().Corrections().Corrections(context.Background(), "", 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	open := 0
+	for _, c := range kept {
+		if c.Status == "open" {
+			open++
+			if !strings.Contains(c.What, "different point") {
+				t.Errorf("a correction of the group is still open: %q", c.What)
+			}
+		}
+	}
+	if open != 1 {
+		t.Errorf("%d open corrections after dismissing the group of two, want 1", open)
 	}
 }
 
@@ -356,5 +447,92 @@ func TestDeskSecureCookie(t *testing.T) {
 	}
 	if r := off.form(t, "/desk/login", url.Values{"token": {""}}); r.status != 403 {
 		t.Errorf("signing in with no token set: %d", r.status)
+	}
+}
+
+// TestSubmissions: a reader submits an incident the library lacks through
+// a form with the correction form's guards; it reaches the desk's own
+// queue, apart from the corrections, and nothing of it is public.
+func TestSubmissions(t *testing.T) {
+	ts := newServer(t, func(c *server.Config) { c.FormMinFill = minFill })
+	page := ts.get(t, "/submit")
+	if page.status != 200 || page.header.Get("Cache-Control") != "no-store" || !strings.Contains(string(page.body), `id="s-url"`) {
+		t.Fatalf("the submission form: %d", page.status)
+	}
+	if !strings.Contains(string(ts.get(t, "/cases").body), `href="/submit"`) || !strings.Contains(string(ts.get(t, "/en/cases").body), `href="/en/submit"`) {
+		t.Error("the case list does not link the submission form")
+	}
+	tok := formToken(t, page)
+	const marker = "quokka-submission-marker"
+	good := url.Values{"t": {tok}, "url": {"https://status.example.org/incidents/42"}, "org": {"Example Corp"}, "date": {"2024-03"}, "note": {"Their DNS failed for an hour (" + marker + ")."}, "contact": {""}, "website": {""}}
+	if r := ts.form(t, "/submit", good); r.status != 400 || !strings.Contains(string(r.body), "너무 빨리") || !strings.Contains(string(r.body), marker) {
+		t.Errorf("a send within the minimum fill time: %d", r.status)
+	}
+	time.Sleep(minFill + 20*time.Millisecond)
+	if r := ts.form(t, "/submit", good, "Origin", "https://evil.example"); r.status != 403 {
+		t.Errorf("a cross-site post: %d", r.status)
+	}
+	if r := ts.form(t, "/submit", url.Values{"t": {tok[:len(tok)-4] + "beef"}, "url": good["url"], "org": good["org"]}); r.status != 403 {
+		t.Errorf("a forged token: %d", r.status)
+	}
+	// Bad input: each problem said beside its input, the input kept.
+	bad := url.Values{"t": {tok}, "url": {"ftp://x"}, "org": {""}, "date": {"last spring"}, "note": {marker}}
+	r := ts.form(t, "/submit", bad)
+	body := string(r.body)
+	if r.status != 400 || !strings.Contains(body, marker) {
+		t.Errorf("bad input: %d", r.status)
+	}
+	for _, in := range []string{"url", "org", "date"} {
+		input := regexp.MustCompile(`<input id="s-` + in + `"[^>]*>`).FindString(body)
+		if !strings.Contains(input, `aria-invalid="true"`) || !strings.Contains(input, "s-"+in+"-err") || !strings.Contains(body, `<a href="#s-`+in+`">`) {
+			t.Errorf("bad input: the %s input is not marked, tied to its message and linked: %s", in, input)
+		}
+	}
+	// A write-up the library holds already: the case is named, nothing kept.
+	known := url.Values{"t": {tok}, "url": {"https://medium.com/preply-engineering/dns-postmortem-e169efd45afd/"}, "org": {"Preply"}, "note": {marker + " known"}}
+	if r := ts.form(t, "/submit", known); r.status != 409 || !strings.Contains(string(r.body), `href="/cases/IL-0049"`) {
+		t.Errorf("a write-up already in the library: %d", r.status)
+	}
+	// The honeypot: thanks, nothing kept.
+	hp := url.Values{"t": {tok}, "url": good["url"], "org": good["org"], "note": {marker + " bot"}, "website": {"http://spam.example"}}
+	if r := ts.form(t, "/submit", hp); r.status != 303 || r.header.Get("Location") != "/submit/thanks" {
+		t.Errorf("honeypot: %d %q", r.status, r.header.Get("Location"))
+	}
+	// A good one, then the same form again.
+	if r := ts.form(t, "/submit", good, "Origin", ts.URL); r.status != 303 || r.header.Get("Location") != "/submit/thanks" {
+		t.Fatalf("a good submission: %d %.300s", r.status, r.body)
+	}
+	if th := ts.get(t, "/submit/thanks"); th.status != 200 || !strings.Contains(string(th.body), "받았습니다") {
+		t.Errorf("no confirmation: %d", th.status)
+	}
+	if r := ts.form(t, "/submit", good); r.status != 409 {
+		t.Errorf("the same form sent twice: %d", r.status)
+	}
+	kept, err := ts.srv.Library().Corrections().Corrections(context.Background(), "", 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(kept) != 1 || kept[0].Field != "submission" || kept[0].Org != "Example Corp" || kept[0].Date != "2024-03" || kept[0].CaseID != "" || !strings.Contains(kept[0].What, marker) {
+		t.Fatalf("kept %+v, want the one good submission", kept)
+	}
+	// Nothing of it is public.
+	// (A search echoes its own query, so only the rest is looked for there.)
+	for _, p := range []string{"/api/cases?q=" + marker, "/cases?q=" + marker, "/api/cases?q=Example", "/sitemap.xml", "/feed.atom", "/incidents", "/orgs"} {
+		b := string(ts.get(t, p).body)
+		if (!strings.Contains(p, "q=") && strings.Contains(b, marker)) || strings.Contains(b, "Example Corp") || strings.Contains(b, "status.example.org") {
+			t.Errorf("%s shows the submission", p)
+		}
+	}
+	// The desk: its own queue, not among the corrections.
+	ltok := formToken(t, ts.get(t, "/desk/login"))
+	sess := strings.SplitN(ts.form(t, "/desk/login", url.Values{"t": {ltok}, "token": {testToken}}).header.Get("Set-Cookie"), ";", 2)[0]
+	desk := string(ts.get(t, "/desk", "Cookie", sess).body)
+	subs := desk[strings.Index(desk, `id="desk-submissions"`):]
+	corr := desk[strings.Index(desk, `id="desk-corrections"`):strings.Index(desk, `id="desk-submissions"`)]
+	if !strings.Contains(subs, marker) || !strings.Contains(subs, "Example Corp") || !strings.Contains(subs, `<a href="https://status.example.org/incidents/42" rel="nofollow noopener noreferrer">`) {
+		t.Error("the desk's submissions queue lacks the submission")
+	}
+	if strings.Contains(corr, marker) {
+		t.Error("the submission is listed among the corrections")
 	}
 }

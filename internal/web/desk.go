@@ -313,7 +313,22 @@ type correctData struct {
 	Form     correctionForm
 	Token    string
 	Problems []string
-	Action   string
+	// Errors are the problems that belong to one input, by its name
+	// (field, what, source, contact): the form shows each beside its
+	// input, tied to it with aria-describedby, and the summary links it.
+	Errors map[string]string
+	Action string
+}
+
+// ErrorInputs are the inputs that have a problem, in the form's order.
+func (d correctData) ErrorInputs() []string {
+	var out []string
+	for _, in := range []string{"field", "what", "source", "contact"} {
+		if _, ok := d.Errors[in]; ok {
+			out = append(out, in)
+		}
+	}
+	return out
 }
 
 func (s *Site) correctionPage(w http.ResponseWriter, r *http.Request, lang string) error {
@@ -323,7 +338,13 @@ func (s *Site) correctionPage(w http.ResponseWriter, r *http.Request, lang strin
 	}
 	d := correctData{Case: c, Fields: correctionFields, Token: s.desk.formToken("correct:" + c.ID), Action: langPrefix[lang] + incidentlib.CasePath(c.ID) + "/correct",
 		Form: correctionForm{Field: r.URL.Query().Get("field")}}
-	return s.renderForm(w, r, lang, http.StatusOK, "correct", locale.T(lang, "correct.title"), d)
+	return s.renderForm(w, r, lang, http.StatusOK, "correct", correctTitle(lang, c), d)
+}
+
+// correctTitle is a correction form's title: the case's id and title
+// name it, so that no two forms share one.
+func correctTitle(lang string, c *incidentlib.Case) string {
+	return locale.T(lang, "correct.title") + " — " + c.ID + " " + c.Title.In(lang)
 }
 
 func (s *Site) renderForm(w http.ResponseWriter, r *http.Request, lang string, code int, page, title string, data any) error {
@@ -347,7 +368,7 @@ func (s *Site) submitCorrection(w http.ResponseWriter, r *http.Request, lang str
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
 	if err := r.ParseForm(); err != nil {
-		return s.renderForm(w, r, lang, http.StatusRequestEntityTooLarge, "correct", locale.T(lang, "correct.title"),
+		return s.renderForm(w, r, lang, http.StatusRequestEntityTooLarge, "correct", correctTitle(lang, c),
 			correctData{Case: c, Fields: correctionFields, Token: s.desk.formToken("correct:" + c.ID), Action: r.URL.Path, Problems: []string{locale.T(lang, "correct.too_large")}})
 	}
 	f := correctionForm{
@@ -357,7 +378,7 @@ func (s *Site) submitCorrection(w http.ResponseWriter, r *http.Request, lang str
 		Contact: strings.TrimSpace(r.PostForm.Get("contact")),
 	}
 	again := func(code int, problems ...string) error {
-		return s.renderForm(w, r, lang, code, "correct", locale.T(lang, "correct.title"),
+		return s.renderForm(w, r, lang, code, "correct", correctTitle(lang, c),
 			correctData{Case: c, Fields: correctionFields, Form: f, Token: s.desk.formToken("correct:" + c.ID), Action: r.URL.Path, Problems: problems})
 	}
 	if !sameOrigin(r, s.base) {
@@ -379,8 +400,9 @@ func (s *Site) submitCorrection(w http.ResponseWriter, r *http.Request, lang str
 	if age < s.desk.MinFill {
 		return again(http.StatusBadRequest, locale.T(lang, "correct.too_fast"))
 	}
-	if problems := f.problems(lang); len(problems) > 0 {
-		return again(http.StatusBadRequest, problems...)
+	if problems, byInput := f.problems(lang); len(problems) > 0 {
+		return s.renderForm(w, r, lang, http.StatusBadRequest, "correct", correctTitle(lang, c),
+			correctData{Case: c, Fields: correctionFields, Form: f, Token: s.desk.formToken("correct:" + c.ID), Action: r.URL.Path, Problems: problems, Errors: byInput})
 	}
 	if s.desk.Allow != nil && !s.desk.Allow(r) {
 		w.Header().Set("Retry-After", "600")
@@ -413,28 +435,37 @@ func (s *Site) submitCorrection(w http.ResponseWriter, r *http.Request, lang str
 // stored; the form shows them again as U+FFFD), no field, a description or
 // source too short or too long, a source address that is not http(s), a
 // contact too long.
-func (f *correctionForm) problems(lang string) []string {
-	var problems []string
+func (f *correctionForm) problems(lang string) (problems []string, byInput map[string]string) {
+	byInput = map[string]string{}
+	add := func(input, msg string) {
+		problems = append(problems, msg)
+		if input != "" {
+			if prev, ok := byInput[input]; ok {
+				msg = prev + " " + msg
+			}
+			byInput[input] = msg
+		}
+	}
 	if bad := f.sanitize(); bad {
-		problems = append(problems, locale.T(lang, "correct.bad_utf8"))
+		add("", locale.T(lang, "correct.bad_utf8"))
 	}
 	if !slices.Contains(correctionFields, f.Field) {
-		problems = append(problems, locale.T(lang, "correct.need_field"))
+		add("field", locale.T(lang, "correct.need_field"))
 	}
 	if n := utf8.RuneCountInString(f.What); n < 10 || n > maxWhat {
-		problems = append(problems, locale.Tf(lang, "correct.need_what", maxWhat))
+		add("what", locale.Tf(lang, "correct.need_what", maxWhat))
 	}
 	if n := utf8.RuneCountInString(f.Source); n == 0 || n > maxSource {
-		problems = append(problems, locale.Tf(lang, "correct.need_source", maxSource))
+		add("source", locale.Tf(lang, "correct.need_source", maxSource))
 	} else if strings.Contains(f.Source, "://") {
 		if u, err := url.Parse(f.Source); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			problems = append(problems, locale.T(lang, "correct.bad_source_url"))
+			add("source", locale.T(lang, "correct.bad_source_url"))
 		}
 	}
 	if utf8.RuneCountInString(f.Contact) > maxContact {
-		problems = append(problems, locale.Tf(lang, "correct.long_contact", maxContact))
+		add("contact", locale.Tf(lang, "correct.long_contact", maxContact))
 	}
-	return problems
+	return problems, byInput
 }
 
 // sanitize replaces bytes that are not UTF-8 in every field with U+FFFD and
@@ -461,17 +492,162 @@ func (s *Site) correctionThanks(w http.ResponseWriter, r *http.Request, lang str
 // The desk.
 
 type deskData struct {
-	Open, Closed []deskCorrection
-	Unreviewed   []*incidentlib.Case
-	Token        string
-	Problems     []string
-	Notice       string
-	Off          bool
+	// Corrections is one page of the corrections the filters select,
+	// duplicates grouped; Unreviewed one page of the unreviewed cases
+	// the search selects.
+	Corrections deskPage[deskGroup]
+	Submissions deskPage[deskGroup] // readers' submissions of incidents, a queue of their own
+	Unreviewed  deskPage[*incidentlib.Case]
+	// The filters in force: the status (open, resolved, dismissed, all),
+	// a case id, the unreviewed cases' search.
+	Status, CaseID, UQ string
+	Statuses           []string
+	Token              string
+	Problems           []string
+	Notice             string
+	Off                bool
+}
+
+// deskPage is one page of a desk list.
+type deskPage[T any] struct {
+	Items            []T
+	Total, From, To  int
+	PrevURL, NextURL string
 }
 
 type deskCorrection struct {
 	incidentlib.Correction
 	Case *incidentlib.Case
+}
+
+// deskGroup is one correction, or several that say the same thing of the
+// same case (the same section, words and source, as a reader who sends a
+// form twice from two pages would): one item, closed together.
+type deskGroup struct {
+	deskCorrection         // the newest
+	IDs            []int64 // every correction of the group, newest first
+}
+
+// deskPageSize is how many items a desk list shows at once.
+const deskPageSize = 20
+
+// deskReadLimit bounds what the desk reads from the store at once.
+const deskReadLimit = 5000
+
+// deskStatuses are the status filter's values; "open" is the default.
+var deskStatuses = []string{incidentlib.CorrectionOpen, incidentlib.CorrectionResolved, incidentlib.CorrectionDismissed, "all"}
+
+// deskQuery is the desk's list state from its URL.
+type deskQuery struct {
+	status, caseID, uq string
+	page, spage, upage int
+}
+
+func readDeskQuery(r *http.Request) deskQuery {
+	q := r.URL.Query()
+	dq := deskQuery{status: q.Get("status"), caseID: strings.ToUpper(strings.TrimSpace(q.Get("case"))), uq: strings.TrimSpace(q.Get("uq"))}
+	if !slices.Contains(deskStatuses, dq.status) {
+		dq.status = incidentlib.CorrectionOpen
+	}
+	if !incidentlib.ValidID(dq.caseID) {
+		dq.caseID = ""
+	}
+	if utf8.RuneCountInString(dq.uq) > 100 {
+		dq.uq = string([]rune(dq.uq)[:100])
+	}
+	dq.page, dq.spage, dq.upage = pageNumber(q.Get("page")), pageNumber(q.Get("spage")), pageNumber(q.Get("upage"))
+	return dq
+}
+
+func pageNumber(v string) int {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		return 1
+	}
+	return n
+}
+
+// url is the desk's address for dq in lang: one canonical form.
+func (dq deskQuery) url(lang string) string {
+	v := url.Values{}
+	if dq.status != incidentlib.CorrectionOpen {
+		v.Set("status", dq.status)
+	}
+	if dq.caseID != "" {
+		v.Set("case", dq.caseID)
+	}
+	if dq.uq != "" {
+		v.Set("uq", dq.uq)
+	}
+	if dq.page > 1 {
+		v.Set("page", strconv.Itoa(dq.page))
+	}
+	if dq.spage > 1 {
+		v.Set("spage", strconv.Itoa(dq.spage))
+	}
+	if dq.upage > 1 {
+		v.Set("upage", strconv.Itoa(dq.upage))
+	}
+	u := langPrefix[lang] + "/desk"
+	if e := v.Encode(); e != "" {
+		u += "?" + e
+	}
+	return u
+}
+
+// paginate cuts items to page n (from 1) and links its neighbours.
+func paginate[T any](items []T, n int, link func(page int) string) deskPage[T] {
+	p := deskPage[T]{Total: len(items)}
+	pages := max(1, (len(items)+deskPageSize-1)/deskPageSize)
+	n = min(n, pages)
+	lo, hi := (n-1)*deskPageSize, min(n*deskPageSize, len(items))
+	p.Items = items[lo:hi]
+	if hi > lo {
+		p.From, p.To = lo+1, hi
+	}
+	if n > 1 {
+		p.PrevURL = link(n - 1)
+	}
+	if n < pages {
+		p.NextURL = link(n + 1)
+	}
+	return p
+}
+
+// groupCorrections folds corrections that say the same thing of the same
+// case into one group, in the order of their newest member.
+func groupCorrections(cs []deskCorrection) []deskGroup {
+	key := func(c deskCorrection) string {
+		norm := func(s string) string { return strings.Join(strings.Fields(strings.ToLower(s)), " ") }
+		return c.CaseID + "\x00" + c.Field + "\x00" + c.Status + "\x00" + norm(c.What) + "\x00" + norm(c.Source) + "\x00" + norm(c.Org) + "\x00" + c.Date
+	}
+	var out []deskGroup
+	at := map[string]int{}
+	for _, c := range cs {
+		k := key(c)
+		if i, ok := at[k]; ok {
+			out[i].IDs = append(out[i].IDs, c.ID)
+			continue
+		}
+		at[k] = len(out)
+		out = append(out, deskGroup{deskCorrection: c, IDs: []int64{c.ID}})
+	}
+	return out
+}
+
+// matchesCase is whether a case's id, organisation or title (in either
+// language) holds the desk search's words.
+func matchesCase(c *incidentlib.Case, uq string) bool {
+	if uq == "" {
+		return true
+	}
+	hay := strings.ToLower(c.ID + " " + c.Org + " " + c.Title.KO + " " + c.Title.EN)
+	for _, w := range strings.Fields(strings.ToLower(uq)) {
+		if !strings.Contains(hay, w) {
+			return false
+		}
+	}
+	return true
 }
 
 func (s *Site) deskLogin(w http.ResponseWriter, r *http.Request, lang string) error {
@@ -568,23 +744,34 @@ func (s *Site) deskAgain(w http.ResponseWriter, r *http.Request, lang, sess stri
 	} else {
 		d.Notice = msg
 	}
-	all, err := s.desk.Corrections.Corrections(r.Context(), "", 200)
+	dq := readDeskQuery(r)
+	d.Status, d.CaseID, d.UQ, d.Statuses = dq.status, dq.caseID, dq.uq, deskStatuses
+	status := dq.status
+	if status == "all" {
+		status = ""
+	}
+	all, err := s.desk.Corrections.Corrections(r.Context(), status, deskReadLimit)
 	if err != nil {
 		return err
 	}
+	var picked, submitted []deskCorrection
 	for _, c := range all {
-		dc := deskCorrection{Correction: c, Case: s.desk.Cases.Case(c.CaseID)}
-		if c.Status == incidentlib.CorrectionOpen {
-			d.Open = append(d.Open, dc)
-		} else {
-			d.Closed = append(d.Closed, dc)
+		switch {
+		case c.Field == incidentlib.SubmissionField:
+			submitted = append(submitted, deskCorrection{Correction: c})
+		case dq.caseID == "" || c.CaseID == dq.caseID:
+			picked = append(picked, deskCorrection{Correction: c, Case: s.desk.Cases.Case(c.CaseID)})
 		}
 	}
+	d.Corrections = paginate(groupCorrections(picked), dq.page, func(n int) string { o := dq; o.page = n; return o.url(lang) })
+	d.Submissions = paginate(groupCorrections(submitted), dq.spage, func(n int) string { o := dq; o.spage = n; return o.url(lang) })
+	var unreviewed []*incidentlib.Case
 	for _, c := range s.desk.Cases.Cases() {
-		if !c.Reviewed() {
-			d.Unreviewed = append(d.Unreviewed, c)
+		if !c.Reviewed() && matchesCase(c, dq.uq) {
+			unreviewed = append(unreviewed, c)
 		}
 	}
+	d.Unreviewed = paginate(unreviewed, dq.upage, func(n int) string { o := dq; o.upage = n; return o.url(lang) })
 	return s.renderForm(w, r, lang, code, "desk", locale.T(lang, "desk.title"), d)
 }
 
@@ -608,6 +795,19 @@ func (s *Site) deskClose(w http.ResponseWriter, r *http.Request, lang, sess stri
 		return s.deskAgain(w, r, lang, sess, http.StatusConflict, locale.T(lang, "desk.already_closed"))
 	case err != nil:
 		return err
+	}
+	// A group of duplicates is closed together: its other members come as
+	// "also" (each still must be open).
+	also := r.PostForm["also"]
+	also = also[:min(len(also), 100)]
+	for _, v := range also {
+		other, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || other == id {
+			continue
+		}
+		if err := s.desk.Corrections.CloseCorrection(r.Context(), other, status, note); err != nil && !errors.Is(err, incidentlib.ErrConflict) && !errors.Is(err, incidentlib.ErrNotFound) {
+			return err
+		}
 	}
 	http.Redirect(w, r, langPrefix[lang]+"/desk?done="+status, http.StatusSeeOther)
 	return nil

@@ -4,6 +4,7 @@ import (
 	"encoding/xml"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -199,18 +200,71 @@ func (s *Site) sitemapPaths() ([]struct{ path, lastmod string }, error) {
 	return out, nil
 }
 
-func (s *Site) sitemap(w http.ResponseWriter, r *http.Request, _ string) error {
-	us := urlset{XHTML: "http://www.w3.org/1999/xhtml"}
+// sitemapMaxURLs is the most URLs one sitemap file may list (the
+// protocol's limit; its other, 50 MB, is not reached at this many: an entry
+// with its language alternates is under half a kilobyte). A site with more
+// serves /sitemap.xml as an index of files of at most this many
+// (Options.SitemapMaxURLs lowers it).
+const sitemapMaxURLs = 50000
+
+// sitemapURLs is every URL of the sitemap, each page in both languages.
+func (s *Site) sitemapURLs() ([]sitemapURL, error) {
 	paths, err := s.sitemapPaths()
 	if err != nil {
-		return err
+		return nil, err
 	}
+	var out []sitemapURL
 	for _, e := range paths {
 		ko, en := s.base+e.path, s.base+"/en"+e.path
 		alts := []xhtmlAltLn{{"alternate", "ko", ko}, {"alternate", "en", en}, {"alternate", "x-default", ko}}
-		us.URLs = append(us.URLs, sitemapURL{Loc: ko, LastMod: e.lastmod, Alts: alts}, sitemapURL{Loc: en, LastMod: e.lastmod, Alts: alts})
+		out = append(out, sitemapURL{Loc: ko, LastMod: e.lastmod, Alts: alts}, sitemapURL{Loc: en, LastMod: e.lastmod, Alts: alts})
 	}
-	return writeXML(w, r, "application/xml; charset=utf-8", us)
+	return out, nil
+}
+
+type sitemapIndex struct {
+	XMLName  xml.Name       `xml:"http://www.sitemaps.org/schemas/sitemap/0.9 sitemapindex"`
+	Sitemaps []sitemapEntry `xml:"sitemap"`
+}
+
+type sitemapEntry struct {
+	Loc string `xml:"loc"`
+}
+
+// sitemap is /sitemap.xml: the URLs themselves, or, past sitemapMaxURLs,
+// an index of the files /sitemaps/1.xml, /sitemaps/2.xml, … that hold them.
+func (s *Site) sitemap(w http.ResponseWriter, r *http.Request, _ string) error {
+	urls, err := s.sitemapURLs()
+	if err != nil {
+		return err
+	}
+	if len(urls) <= s.sitemapMax {
+		return writeXML(w, r, "application/xml; charset=utf-8", urlset{XHTML: "http://www.w3.org/1999/xhtml", URLs: urls})
+	}
+	var ix sitemapIndex
+	for n := 1; (n-1)*s.sitemapMax < len(urls); n++ {
+		ix.Sitemaps = append(ix.Sitemaps, sitemapEntry{Loc: s.base + "/sitemaps/" + strconv.Itoa(n) + ".xml"})
+	}
+	return writeXML(w, r, "application/xml; charset=utf-8", ix)
+}
+
+// sitemapPart is /sitemaps/N.xml, the Nth file of a split sitemap; a file
+// the index does not name is not found.
+func (s *Site) sitemapPart(w http.ResponseWriter, r *http.Request, _ string) error {
+	num, ok := strings.CutSuffix(r.PathValue("file"), ".xml")
+	n, err := strconv.Atoi(num)
+	if !ok || err != nil || n < 1 || strconv.Itoa(n) != num {
+		return incidentlib.Errorf(incidentlib.ErrNotFound, "no such sitemap")
+	}
+	urls, err := s.sitemapURLs()
+	if err != nil {
+		return err
+	}
+	lo := (n - 1) * s.sitemapMax
+	if len(urls) <= s.sitemapMax || lo >= len(urls) {
+		return incidentlib.Errorf(incidentlib.ErrNotFound, "no such sitemap")
+	}
+	return writeXML(w, r, "application/xml; charset=utf-8", urlset{XHTML: "http://www.w3.org/1999/xhtml", URLs: urls[lo:min(lo+s.sitemapMax, len(urls))]})
 }
 
 // robots lets crawlers read the pages but not the endless search result

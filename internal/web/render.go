@@ -174,6 +174,28 @@ func (s *Site) funcs(lang string) template.FuncMap {
 		// langName names a language in itself (한국어, English).
 		"langName":   func(l string) string { return locale.T(l, "lang.name") },
 		"fieldLabel": func(f string) string { return locale.T(lang, "facet."+f) },
+		// readerLink is a reader's source as a link when it is an http(s)
+		// address, else "" (the desk shows it as text).
+		"readerLink": func(src string) string {
+			if u, err := url.Parse(strings.TrimSpace(src)); err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" && !strings.ContainsAny(src, " \t\n") {
+				return u.String()
+			}
+			return ""
+		},
+		// otherLang is the language of a text the corpus keeps in one
+		// language only (a write-up's own title), when it is not the
+		// page's: "ko" for a text with Hangul, else "en"; "" for the
+		// page's own, so that only text in the other language is marked.
+		"otherLang": func(text string) string {
+			l := locale.EN
+			if hasHangul(text) {
+				l = locale.KO
+			}
+			if l == lang {
+				return ""
+			}
+			return l
+		},
 		// checkSeverity names a kubegap severity in the page's language;
 		// one this site does not know shows as kubegap wrote it.
 		"checkSeverity": func(sev string) string {

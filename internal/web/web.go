@@ -43,6 +43,10 @@ type Options struct {
 	// Tools are the MCP server's tools, which the API page lists (the
 	// server passes them from the tool registry).
 	Tools []Tool
+	// SitemapMaxURLs is the most URLs one sitemap file lists before
+	// /sitemap.xml becomes an index of several; 0 means the protocol's
+	// limit, 50,000.
+	SitemapMaxURLs int
 }
 
 // Tool is an MCP tool as the API page lists it.
@@ -63,6 +67,8 @@ type Site struct {
 	desk   *desk
 	tools  []Tool
 	nav    map[string]string // template → the navigation item current on its page
+	// sitemapMax is the most URLs of one sitemap file.
+	sitemapMax int
 }
 
 // New builds a Site that reads from ix. It parses every template up front, so a broken
@@ -84,7 +90,10 @@ func New(ix library.Reader, opts Options) (*Site, error) {
 	if u, err := url.Parse(base); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("web.New: base URL %q is not an absolute http(s) address like https://incidents.example.org", opts.BaseURL)
 	}
-	s := &Site{ix: ix, vocab: ix.Vocab(), base: base, checks: opts.ChecksFor, log: opts.Logger, desk: newDesk(opts.Desk), tools: opts.Tools, nav: navOf()}
+	s := &Site{ix: ix, vocab: ix.Vocab(), base: base, checks: opts.ChecksFor, log: opts.Logger, desk: newDesk(opts.Desk), tools: opts.Tools, nav: navOf(), sitemapMax: opts.SitemapMaxURLs}
+	if s.sitemapMax <= 0 {
+		s.sitemapMax = sitemapMaxURLs
+	}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
@@ -116,9 +125,14 @@ func (s *Site) Install(mux *http.ServeMux) {
 		}
 		mux.Handle("GET "+p+"/cases/{$}", redirectKeepQuery(p+"/cases"))
 		mux.Handle("GET "+p+"/orgs/{$}", redirectKeepQuery(p+"/orgs"))
+		// The index of topics, by vocabulary, lives at /topics beside the
+		// topic pages; /vocab, its address before, still leads there.
+		mux.Handle("GET "+p+"/topics/{$}", redirectKeepQuery(p+"/topics"))
+		mux.Handle("GET "+p+"/vocab", redirectKeepQuery(p+"/topics"))
 	}
 	mux.Handle("GET /en", http.RedirectHandler("/en/", http.StatusMovedPermanently))
 	mux.Handle("GET /sitemap.xml", s.page("ko", s.sitemap))
+	mux.Handle("GET /sitemaps/{file}", s.page("ko", s.sitemapPart))
 	mux.Handle("GET /robots.txt", s.page("ko", s.robots))
 	mux.Handle("GET /static/", s.assets)
 	mux.HandleFunc("/", s.fallback)

@@ -34,8 +34,8 @@ type correctionSQL struct{ s *Store }
 
 func (q correctionSQL) Insert(ctx context.Context, c *incidentlib.Correction) (int64, error) {
 	var id int64
-	err := q.s.pool.QueryRow(ctx, `INSERT INTO corrections (case_id, field, what, source, contact, lang, status, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, now()) RETURNING id`,
-		c.CaseID, c.Field, c.What, c.Source, c.Contact, c.Lang, c.Status).Scan(&id)
+	err := q.s.pool.QueryRow(ctx, `INSERT INTO corrections (case_id, field, what, source, contact, lang, org, incident_date, status, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, now()) RETURNING id`,
+		c.CaseID, c.Field, c.What, c.Source, c.Contact, c.Lang, c.Org, c.Date, c.Status).Scan(&id)
 	if err != nil {
 		return 0, unavailable(err)
 	}
@@ -43,7 +43,7 @@ func (q correctionSQL) Insert(ctx context.Context, c *incidentlib.Correction) (i
 }
 
 func (q correctionSQL) List(ctx context.Context, status string, limit int) ([]incidentlib.Correction, error) {
-	rows, err := q.s.pool.Query(ctx, `SELECT id, case_id, field, what, source, contact, lang, status, note, created_at, closed_at FROM corrections
+	rows, err := q.s.pool.Query(ctx, `SELECT id, case_id, field, what, source, contact, lang, org, incident_date, status, note, created_at, closed_at FROM corrections
 		WHERE ($1 = '' OR status = $1) ORDER BY created_at DESC, id DESC LIMIT $2`, status, limit)
 	if err != nil {
 		return nil, unavailable(err)
@@ -52,7 +52,7 @@ func (q correctionSQL) List(ctx context.Context, status string, limit int) ([]in
 	var out []incidentlib.Correction
 	for rows.Next() {
 		var c incidentlib.Correction
-		if err := rows.Scan(&c.ID, &c.CaseID, &c.Field, &c.What, &c.Source, &c.Contact, &c.Lang, &c.Status, &c.Note, &c.CreatedAt, &c.ClosedAt); err != nil {
+		if err := rows.Scan(&c.ID, &c.CaseID, &c.Field, &c.What, &c.Source, &c.Contact, &c.Lang, &c.Org, &c.Date, &c.Status, &c.Note, &c.CreatedAt, &c.ClosedAt); err != nil {
 			return nil, unavailable(err)
 		}
 		out = append(out, c)

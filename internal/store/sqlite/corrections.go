@@ -34,8 +34,8 @@ func (s *Store) queue() corrections.Queue { return corrections.Queue{SQL: correc
 type correctionSQL struct{ s *Store }
 
 func (q correctionSQL) Insert(ctx context.Context, c *incidentlib.Correction) (int64, error) {
-	res, err := q.s.db.ExecContext(ctx, `INSERT INTO corrections (case_id, field, what, source, contact, lang, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-		c.CaseID, c.Field, c.What, c.Source, c.Contact, c.Lang, c.Status, q.s.now().UTC().Format(stamp))
+	res, err := q.s.db.ExecContext(ctx, `INSERT INTO corrections (case_id, field, what, source, contact, lang, org, incident_date, status, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		c.CaseID, c.Field, c.What, c.Source, c.Contact, c.Lang, c.Org, c.Date, c.Status, q.s.now().UTC().Format(stamp))
 	if err != nil {
 		return 0, unavailable(err)
 	}
@@ -47,7 +47,7 @@ func (q correctionSQL) Insert(ctx context.Context, c *incidentlib.Correction) (i
 }
 
 func (q correctionSQL) List(ctx context.Context, status string, limit int) ([]incidentlib.Correction, error) {
-	rows, err := q.s.db.QueryContext(ctx, `SELECT id, case_id, field, what, source, contact, lang, status, note, created_at, closed_at FROM corrections
+	rows, err := q.s.db.QueryContext(ctx, `SELECT id, case_id, field, what, source, contact, lang, org, incident_date, status, note, created_at, closed_at FROM corrections
 		WHERE (? = '' OR status = ?) ORDER BY created_at DESC, id DESC LIMIT ?`, status, status, limit)
 	if err != nil {
 		return nil, unavailable(err)
@@ -58,7 +58,7 @@ func (q correctionSQL) List(ctx context.Context, status string, limit int) ([]in
 		var c incidentlib.Correction
 		var created string
 		var closed sql.NullString
-		if err := rows.Scan(&c.ID, &c.CaseID, &c.Field, &c.What, &c.Source, &c.Contact, &c.Lang, &c.Status, &c.Note, &created, &closed); err != nil {
+		if err := rows.Scan(&c.ID, &c.CaseID, &c.Field, &c.What, &c.Source, &c.Contact, &c.Lang, &c.Org, &c.Date, &c.Status, &c.Note, &created, &closed); err != nil {
 			return nil, unavailable(err)
 		}
 		c.CreatedAt, _ = time.Parse(stamp, created)

@@ -170,6 +170,22 @@ func corrections(t *testing.T, open Opener) {
 		if two, _ := cs.Corrections(ctx, "", 2); len(two) != 2 {
 			t.Errorf("limit 2 gave %d", len(two))
 		}
+		// A submission (an incident the library lacks) keeps its
+		// organisation and date.
+		sid, err := cs.AddCorrection(ctx, &incidentlib.Correction{Field: incidentlib.SubmissionField, What: "a DNS outage we wrote up", Source: "https://example.org/postmortem", Org: "Example Corp", Date: "2024-03-05", Lang: "en"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := cs.Corrections(ctx, incidentlib.CorrectionOpen, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) == 0 || got[0].ID != sid || got[0].Org != "Example Corp" || got[0].Date != "2024-03-05" || got[0].Field != incidentlib.SubmissionField || got[0].CaseID != "" {
+			t.Errorf("a submission came back as %+v", got[0])
+		}
+		if got[1].Org != "" || got[1].Date != "" {
+			t.Errorf("a correction came back with an organisation or date: %+v", got[1])
+		}
 	})
 }
 

@@ -473,7 +473,7 @@ func TestReaderJourney(t *testing.T) {
 		name, path string
 		status     int
 	}{
-		{"7-stats", "/stats", 200}, {"8-vocab", "/vocab", 200}, {"9-api", "/docs/api", 200},
+		{"7-stats", "/stats", 200}, {"8-vocab", "/topics", 200}, {"9-api", "/docs/api", 200},
 		{"10-case-en", "/en/cases/IL-0049", 200}, {"11-list", "/cases", 200},
 		{"12-not-found", "/cases/IL-9999", 404}, {"13-bad-filter", "/en/cases?component=nope", 400},
 	} {
@@ -570,7 +570,7 @@ func TestAccessibility(t *testing.T) {
 		status int
 	}{
 		{"/", 200}, {"/cases", 200}, {"/cases?q=conntrack", 200}, {"/cases?component=coredns&q=dns", 200},
-		{"/cases/IL-0049", 200}, {"/topics/conntrack", 200}, {"/vocab", 200}, {"/stats", 200},
+		{"/cases/IL-0049", 200}, {"/topics/conntrack", 200}, {"/topics", 200}, {"/en/topics", 200}, {"/incidents", 200}, {"/en/incidents", 200}, {"/cases?domain=dns&root_cause=config-change&year_from=2024", 200}, {"/stats", 200},
 		{"/docs/api", 200}, {"/no-such-page", 404},
 		{"/en/", 200}, {"/en/cases?q=conntrack", 200}, {"/en/cases/IL-0049", 200}, {"/en/stats", 200},
 		{"/cases?component=no-such-term", 400},
@@ -578,7 +578,7 @@ func TestAccessibility(t *testing.T) {
 		{"/orgs/no-such-org", 404}, {"/en/orgs/no-such-org", 404},
 	}
 	// At phone width wide blocks scroll: they must be reachable by keyboard.
-	for _, path := range []string{"/docs/api", "/stats", "/en/stats", "/cases/IL-0049", "/en/cases/IL-0049", "/orgs", "/en/orgs/wellcome-collection"} {
+	for _, path := range []string{"/docs/api", "/stats", "/en/stats", "/cases/IL-0049", "/en/cases/IL-0049", "/orgs", "/en/orgs/wellcome-collection", "/incidents", "/en/incidents"} {
 		pages = append(pages, struct {
 			path   string
 			status int

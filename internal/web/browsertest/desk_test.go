@@ -140,6 +140,26 @@ func TestCorrectionAndDesk(t *testing.T) {
 	screenshots(t, ctx, e, "10-correction-thanks")
 	checkClean(t, p, "correction")
 
+	// Submitting an incident the library lacks, from the case list.
+	navigate(t, ctx, ts.URL+"/cases")
+	clickThrough(t, ctx, `.page-links a[href="/submit"]`)
+	if h := run(t, ctx, "submit heading", chromedp.Text(chromedp.CSS("h1"))); h != "없는 장애 알리기" {
+		t.Fatalf("the submission link leads to %q", h)
+	}
+	axeCheck("submission form")
+	screenshots(t, ctx, e, "13-submission-form")
+	time.Sleep(250 * time.Millisecond)
+	run(t, ctx, "url", chromedp.SetValue(chromedp.CSS(`#s-url`), "https://status.example.org/incidents/7"))
+	run(t, ctx, "org", chromedp.SetValue(chromedp.CSS(`#s-org`), "Example Browser Corp"))
+	run(t, ctx, "date", chromedp.SetValue(chromedp.CSS(`#s-date`), "2024-03-05"))
+	run(t, ctx, "note", chromedp.SetValue(chromedp.CSS(`#s-note`), "Their resolvers failed for an hour."))
+	clickThrough(t, ctx, `form.stack-form button[type=submit]`)
+	if ok := run(t, ctx, "submission confirmation", chromedp.Text(chromedp.CSS(".notice-ok"))); !strings.Contains(ok, "받았습니다") {
+		t.Fatalf("no confirmation of the submission: %q", ok)
+	}
+	axeCheck("submission thanks")
+	checkClean(t, p, "submission")
+
 	// The desk: nothing without signing in.
 	navigate(t, ctx, ts.URL+"/desk")
 	if u := eval[string](t, ctx, `location.pathname`); u != "/desk/login" {
@@ -159,16 +179,42 @@ func TestCorrectionAndDesk(t *testing.T) {
 	if w := run(t, ctx, "correction", chromedp.Text(chromedp.CSS(".desk-item .pre"))); !strings.Contains(w, "22:39 EET") {
 		t.Errorf("the desk does not list the correction: %q", w)
 	}
+	if sub := run(t, ctx, "submissions", chromedp.Text(chromedp.CSS(`section[aria-labelledby=desk-submissions]`))); !strings.Contains(sub, "Example Browser Corp") || !strings.Contains(sub, "2024-03-05") {
+		t.Errorf("the desk's submissions queue lacks the submission: %q", sub)
+	}
+	// The reader's source is a link a crawler and the linked site learn
+	// nothing from.
+	if rel := eval[string](t, ctx, `(document.querySelector('.desk-item .desk-fields a[href^="https://medium.com/"]') || {}).rel || ''`); rel != "nofollow noopener noreferrer" {
+		t.Errorf("the reader's source is not a link with rel=nofollow noopener: %q", rel)
+	}
+	// The unreviewed cases come a page at a time, with a pager.
+	if n := eval[int](t, ctx, `document.querySelectorAll('.desk-cases > li').length`); n == 0 || n > 20 {
+		t.Errorf("the desk lists %d unreviewed cases on its first page, want 1 to 20", n)
+	}
+	if eval[int](t, ctx, `document.querySelectorAll('section[aria-labelledby=desk-unreviewed] .pager a[rel=next]').length`) != 1 {
+		t.Error("the unreviewed cases have no next page link")
+	}
 	axeCheck("desk")
-	// The desk lists every unreviewed case: photograph its first screen.
 	viewShots(t, ctx, e, "12-desk")
 	run(t, ctx, "note", chromedp.SetValue(chromedp.CSS(`.desk-item textarea`), "Timeline fixed in the case file."))
 	clickThrough(t, ctx, `.desk-item button[value=resolve]`)
 	if n := run(t, ctx, "notice", chromedp.Text(chromedp.CSS(".notice-ok"))); !strings.Contains(n, "반영함으로 닫았습니다") {
 		t.Errorf("after resolving: %q", n)
 	}
+	// The open list no longer shows it; the resolved one does, with its note.
+	if n := eval[int](t, ctx, `document.querySelectorAll('section[aria-labelledby=desk-corrections] .desk-item').length`); n != 0 {
+		t.Errorf("the open list still shows %d corrections", n)
+	}
+	run(t, ctx, "status", chromedp.SetValue(chromedp.CSS(`#desk-status`), "resolved"))
+	clickThrough(t, ctx, `form.desk-filter button`)
 	if closed := run(t, ctx, "closed", chromedp.Text(chromedp.CSS(".desk-closed"))); !strings.Contains(closed, "Timeline fixed") {
 		t.Errorf("the closed correction lacks its note: %q", closed)
+	}
+	// Find the case among the unreviewed ones by its id, then mark it.
+	run(t, ctx, "find case", chromedp.SetValue(chromedp.CSS(`#desk-uq`), "IL-0049"))
+	clickThrough(t, ctx, `form.desk-filter[role=search] button`)
+	if n := eval[int](t, ctx, `document.querySelectorAll('.desk-cases > li').length`); n != 1 {
+		t.Errorf("searching the unreviewed cases for IL-0049 lists %d", n)
 	}
 	run(t, ctx, "reviewer", chromedp.SetValue(chromedp.CSS(`#by-IL-0049`), "Browser Editor"))
 	clickThrough(t, ctx, `form[action="/desk/cases/IL-0049/review"] button`)
