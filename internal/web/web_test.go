@@ -2,8 +2,8 @@ package web_test
 
 import (
 	"encoding/xml"
-	"html"
 	"fmt"
+	"html"
 	"io"
 	"net/http"
 	"net/http/httptest"

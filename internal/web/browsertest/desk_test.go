@@ -226,6 +226,26 @@ func TestCorrectionAndDesk(t *testing.T) {
 	if eval[int](t, ctx, `document.querySelectorAll('.unreviewed').length`) != 0 {
 		t.Error("the case still says it is unreviewed")
 	}
+	// The desk, its filtered lists and the submission form in both
+	// languages at desktop and phone widths: axe finds nothing, and the
+	// phone layout never scrolls sideways.
+	for _, w := range widths {
+		setWidth(t, ctx, w.width, w.height, w.mobile)
+		for _, path := range []string{"/desk", "/en/desk", "/desk?status=all&case=IL-0049", "/en/desk?status=resolved", "/en/desk?uq=IL-0049", "/submit", "/en/submit", "/en/cases/IL-0049/correct"} {
+			navigate(t, ctx, ts.URL+path)
+			if o := eval[int](t, ctx, `document.documentElement.scrollWidth - document.documentElement.clientWidth`); o > 0 {
+				t.Errorf("%s at %s px: the page is %d px wider than the screen", path, w.name, o)
+			}
+			axeCheck(path + " at " + w.name + " px")
+		}
+	}
+	setWidth(t, ctx, 1280, 900, false)
+	navigate(t, ctx, ts.URL+"/en/submit")
+	if h := run(t, ctx, "English submit heading", chromedp.Text(chromedp.CSS("h1"))); h != "Submit an incident" {
+		t.Errorf("the English submission form is headed %q", h)
+	}
+	checkClean(t, p, "desk in both languages")
+
 	// Sign out: the desk is closed again.
 	navigate(t, ctx, ts.URL+"/desk")
 	clickThrough(t, ctx, `.desk-head button`)
