@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/incidentlib/incidentlib"
 	"github.com/incidentlib/incidentlib/internal/web"
 )
 
@@ -168,5 +169,54 @@ func TestStatsCharts(t *testing.T) {
 				t.Errorf("%s: year labels %d and %d are %.1f px apart and overlap", p, i-1, i, xs[i]-xs[i-1])
 			}
 		}
+	}
+}
+
+// TestSourceTitleLanguage: a source's own title is marked with its own
+// language when it is not the page's: a Korean title on an English page is
+// lang="ko", an English one on a Korean page lang="en", and a title in the
+// page's language carries no lang.
+func TestSourceTitleLanguage(t *testing.T) {
+	t.Parallel()
+	// IL-0049 as it is (English source titles), and a copy whose first
+	// source has a Korean title.
+	ix := withExtraCases(t, func(c *incidentlib.Case) {
+		c.Sources = append([]incidentlib.Source{}, c.Sources...)
+		c.Sources[0].Title = "DNS 장애 사후 분석"
+	})
+	mux := newMux(t, ix, web.Options{})
+	koCase, enCase := "IL-9990", "IL-0049"
+	link := regexp.MustCompile(`<a class="ext" href="[^"]*" rel="noopener"( lang="(\w+)")?>([^<]*)</a>`)
+	check := func(path string) {
+		t.Helper()
+		pageLang := "ko"
+		if strings.HasPrefix(path, "/en/") {
+			pageLang = "en"
+		}
+		n := 0
+		for _, m := range link.FindAllStringSubmatch(get(t, mux, path).body, -1) {
+			title := html.UnescapeString(m[3])
+			if strings.HasPrefix(title, "http") {
+				continue // a further-reading address, not a title
+			}
+			want := "en"
+			if strings.ContainsFunc(title, func(r rune) bool { return r >= 0xAC00 && r <= 0xD7A3 }) {
+				want = "ko"
+			}
+			if want == pageLang {
+				want = ""
+			}
+			if m[2] != want {
+				t.Errorf("%s: source %q is marked lang=%q, want %q", path, title, m[2], want)
+			}
+			n++
+		}
+		if n == 0 {
+			t.Errorf("%s: no source links", path)
+		}
+	}
+	for _, id := range []string{koCase, enCase} {
+		check("/cases/" + id)
+		check("/en/cases/" + id)
 	}
 }
