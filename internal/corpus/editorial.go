@@ -53,6 +53,59 @@ var (
 	hedgeKO = regexp.MustCompile(`것으로 보(?:인다|이며|이고)`)
 )
 
+// The words without which koreanAMPM, hedgeEN and hedgeKO cannot match: a
+// text lacking them is not run through the expression.
+var (
+	ampmWords   = []string{"am", "pm", "a.m.", "p.m."}
+	hedgeWords  = []string{"apparently", "seemingly", "reportedly", "presumably", "supposedly", "allegedly"}
+	hedgeKOStem = "것으로 보"
+)
+
+// findAMPM returns the time in English form that koreanAMPM finds in s
+// (whose lower case is low), or "".
+func findAMPM(s, low string) string {
+	if !mayHold(s, low, ampmWords...) || !strings.ContainsAny(s, "0123456789") {
+		return ""
+	}
+	if m := koreanAMPM.FindStringSubmatch(s); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+// findHedgeEN returns the hedge hedgeEN finds in s (whose lower case is
+// low), or "".
+func findHedgeEN(s, low string) string {
+	if !mayHold(s, low, hedgeWords...) {
+		return ""
+	}
+	return hedgeEN.FindString(s)
+}
+
+// findHedgeKO returns the hedge hedgeKO finds in s, or "".
+func findHedgeKO(s string) string {
+	if !strings.Contains(s, hedgeKOStem) {
+		return ""
+	}
+	return hedgeKO.FindString(s)
+}
+
+// mayHold reports whether s, whose lower case is low, may hold one of
+// words (lower-case ASCII) as a case-insensitive regular expression
+// ((?i)) sees it. Go's (?i) folds ASCII letters together with two runes
+// outside ASCII: K (U+212A, the Kelvin sign, which strings.ToLower turns
+// into k) and ſ (U+017F, the long s, which it leaves as it is). A text
+// that holds ſ may therefore match without its lower case holding the
+// word, and is always a maybe.
+func mayHold(s, low string, words ...string) bool {
+	for _, w := range words {
+		if strings.Contains(low, w) {
+			return true
+		}
+	}
+	return strings.ContainsRune(s, 'ſ')
+}
+
 // bannedSites are hosts that are never a source or a link: sites that
 // publish machine translations or AI summaries of other people's
 // write-ups, and sites of invented postmortems. A name without a dot
@@ -77,7 +130,11 @@ var bannedSites = []struct{ host, why string }{
 // bannedSite returns the banned site s names (a URL or a text that holds
 // one), and why it is banned.
 func bannedSite(s string) (string, string) {
-	low := strings.ToLower(s)
+	return bannedSiteLower(strings.ToLower(s))
+}
+
+// bannedSiteLower is bannedSite of a text already lower-cased.
+func bannedSiteLower(low string) (string, string) {
 	for _, b := range bannedSites {
 		if strings.Contains(low, b.host) {
 			return b.host, b.why
@@ -140,17 +197,23 @@ func editorialProblems(file string, pos positions, c *incidentlib.Case, pending 
 	}
 	cp := *c
 	walkTexts("", reflect.ValueOf(&cp).Elem(), func(p string, t *incidentlib.Text) {
-		if m := koreanAMPM.FindStringSubmatch(t.KO); m != nil {
-			add("ampm", join(p, "ko"), "%s writes a time in English form (%q); in Korean write it as 오전/오후 and 시·분, with the zone after it: 오후 10시 25분(PDT)", join(p, "ko"), m[1])
+		// The regular expressions run only on a text that may hold a
+		// match (see mayHold): on the corpus, most texts hold none, and
+		// lower-casing and a substring search cost far less than the
+		// expressions, which every start of serve and kubegap ran on
+		// every text.
+		lowEN, lowKO := strings.ToLower(t.EN), strings.ToLower(t.KO)
+		if m := findAMPM(t.KO, lowKO); m != "" {
+			add("ampm", join(p, "ko"), "%s writes a time in English form (%q); in Korean write it as 오전/오후 and 시·분, with the zone after it: 오후 10시 25분(PDT)", join(p, "ko"), m)
 		}
-		if m := hedgeEN.FindString(t.EN); m != "" {
+		if m := findHedgeEN(t.EN, lowEN); m != "" {
 			add("hedge", join(p, "en"), "%s hedges with %q; state the fact as the write-up states it (with its own words of doubt, such as \"likely\", where it has them), or leave it out", join(p, "en"), m)
 		}
-		if m := hedgeKO.FindString(t.KO); m != "" {
+		if m := findHedgeKO(t.KO); m != "" {
 			add("hedge", join(p, "ko"), "%s hedges with %q; state the fact as the write-up states it (with its own words of doubt, such as \"가능성이 크다\", where it has them), or leave it out", join(p, "ko"), m)
 		}
-		for _, s := range []struct{ p, v string }{{join(p, "en"), t.EN}, {join(p, "ko"), t.KO}} {
-			if host, why := bannedSite(s.v); host != "" {
+		for _, s := range []struct{ p, low string }{{join(p, "en"), lowEN}, {join(p, "ko"), lowKO}} {
+			if host, why := bannedSiteLower(s.low); host != "" {
 				add("site", s.p, "%s names %s, %s; it is never a source or a link: cite the organisation's own write-up", s.p, host, why)
 			}
 		}

@@ -243,3 +243,47 @@ func TestHedgeWords(t *testing.T) {
 		}
 	}
 }
+
+// FuzzEditorialGates holds the cheap gates before the editorial
+// expressions to the expressions themselves: for any text, a gated search
+// finds exactly what the expression alone finds. The seeds run with go
+// test; go test -fuzz FuzzEditorialGates searches further.
+func FuzzEditorialGates(f *testing.F) {
+	for _, s := range []string{
+		"", "Apparently the pods restarted.", "APPARENTLY", "it was reportedly fixed", "preſumably", "Preſumably so",
+		"오후 10:25 PM PDT 에 복구됐다", "10 p.m. 에", "10p.m", "9AM", "9 Am", "9 am의", "12:30am", "stream 10 programs",
+		"장애가 난 것으로 보인다", "것으로 보였다", "것으로 보이며", "allegedlyx", "xallegedly", "K 10 PM", "10 ᴾᴹ",
+	} {
+		f.Add(s)
+	}
+	for _, c := range embeddedCases(f) {
+		f.Add(c.Summary.EN)
+		f.Add(c.Summary.KO)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		low := strings.ToLower(s)
+		var want string
+		if m := koreanAMPM.FindStringSubmatch(s); m != nil {
+			want = m[1]
+		}
+		if got := findAMPM(s, low); got != want {
+			t.Errorf("findAMPM(%q) = %q, the expression finds %q", s, got, want)
+		}
+		if got, want := findHedgeEN(s, low), hedgeEN.FindString(s); got != want {
+			t.Errorf("findHedgeEN(%q) = %q, the expression finds %q", s, got, want)
+		}
+		if got, want := findHedgeKO(s), hedgeKO.FindString(s); got != want {
+			t.Errorf("findHedgeKO(%q) = %q, the expression finds %q", s, got, want)
+		}
+	})
+}
+
+// embeddedCases returns the cases of the corpus built into the binary.
+func embeddedCases(tb testing.TB) []*incidentlib.Case {
+	tb.Helper()
+	res, err := Load(incidentlib.CorpusFS(), nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return res.Corpus.Cases
+}
