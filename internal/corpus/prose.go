@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/incidentlib/incidentlib"
 )
@@ -109,7 +111,9 @@ func checkProse(file string, pos positions, c *incidentlib.Case) []Problem {
 }
 
 // walkTexts calls f for every Text inside v, with its path; v must be
-// addressable for f to change the text.
+// addressable for f to change the text. It visits only the fields that
+// may hold a Text (textFields), as every load of the corpus walks every
+// case twice.
 func walkTexts(p string, v reflect.Value, f func(p string, t *incidentlib.Text)) {
 	switch v.Kind() {
 	case reflect.Pointer:
@@ -117,22 +121,71 @@ func walkTexts(p string, v reflect.Value, f func(p string, t *incidentlib.Text))
 			walkTexts(p, v.Elem(), f)
 		}
 	case reflect.Struct:
-		if v.Type() == reflect.TypeOf(incidentlib.Text{}) {
+		if v.Type() == textType {
 			f(p, v.Addr().Interface().(*incidentlib.Text))
 			return
 		}
-		for i := 0; i < v.NumField(); i++ {
-			name := strings.Split(v.Type().Field(i).Tag.Get("yaml"), ",")[0]
-			if name == "" || name == "-" {
-				continue
-			}
-			walkTexts(join(p, name), v.Field(i), f)
+		for _, fd := range textFields(v.Type()) {
+			walkTexts(join(p, fd.name), v.Field(fd.index), f)
 		}
 	case reflect.Slice:
 		for i := 0; i < v.Len(); i++ {
-			walkTexts(fmt.Sprintf("%s[%d]", p, i), v.Index(i), f)
+			walkTexts(p+"["+strconv.Itoa(i)+"]", v.Index(i), f)
 		}
 	}
+}
+
+var textType = reflect.TypeFor[incidentlib.Text]()
+
+// namedField is a struct field by its index and its YAML name.
+type namedField struct {
+	index int
+	name  string
+}
+
+// fieldCache holds textFields' answer per struct type.
+var fieldCache sync.Map // reflect.Type → []namedField
+
+// textFields are the fields of struct type t that have a YAML name and
+// whose type may hold a Text.
+func textFields(t reflect.Type) []namedField {
+	if v, ok := fieldCache.Load(t); ok {
+		return v.([]namedField)
+	}
+	var out []namedField
+	for i := range t.NumField() {
+		fd := t.Field(i)
+		name, _, _ := strings.Cut(fd.Tag.Get("yaml"), ",")
+		if name == "" || name == "-" || !mayHoldText(fd.Type, map[reflect.Type]bool{}) {
+			continue
+		}
+		out = append(out, namedField{i, name})
+	}
+	fieldCache.Store(t, out)
+	return out
+}
+
+// mayHoldText reports whether a value of type t may hold a Text (seen
+// guards against types that hold themselves).
+func mayHoldText(t reflect.Type, seen map[reflect.Type]bool) bool {
+	if t == textType {
+		return true
+	}
+	if seen[t] {
+		return false
+	}
+	seen[t] = true
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Slice, reflect.Array:
+		return mayHoldText(t.Elem(), seen)
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if mayHoldText(t.Field(i).Type, seen) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func isHangul(r rune) bool { return r >= 0xAC00 && r <= 0xD7A3 }
