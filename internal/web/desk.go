@@ -320,16 +320,11 @@ type correctData struct {
 	Action string
 }
 
+// correctionInputs are the correction form's inputs, in its order.
+var correctionInputs = []string{"field", "what", "source", "contact"}
+
 // ErrorInputs are the inputs that have a problem, in the form's order.
-func (d correctData) ErrorInputs() []string {
-	var out []string
-	for _, in := range []string{"field", "what", "source", "contact"} {
-		if _, ok := d.Errors[in]; ok {
-			out = append(out, in)
-		}
-	}
-	return out
-}
+func (d correctData) ErrorInputs() []string { return inputsWithErrors(d.Errors, correctionInputs) }
 
 func (s *Site) correctionPage(w http.ResponseWriter, r *http.Request, lang string) error {
 	c, err := s.publicCase(r)
@@ -366,119 +361,61 @@ func (s *Site) submitCorrection(w http.ResponseWriter, r *http.Request, lang str
 	if err != nil {
 		return err
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
-	if err := r.ParseForm(); err != nil {
-		return s.renderForm(w, r, lang, http.StatusRequestEntityTooLarge, "correct", correctTitle(lang, c),
-			correctData{Case: c, Fields: correctionFields, Token: s.desk.formToken("correct:" + c.ID), Action: r.URL.Path, Problems: []string{locale.T(lang, "correct.too_large")}})
-	}
-	f := correctionForm{
-		Field:   strings.TrimSpace(r.PostForm.Get("field")),
-		What:    strings.TrimSpace(r.PostForm.Get("what")),
-		Source:  strings.TrimSpace(r.PostForm.Get("source")),
-		Contact: strings.TrimSpace(r.PostForm.Get("contact")),
-	}
-	again := func(code int, problems ...string) error {
+	var f correctionForm
+	again := func(code int, problems []string, byInput map[string]string) error {
 		return s.renderForm(w, r, lang, code, "correct", correctTitle(lang, c),
-			correctData{Case: c, Fields: correctionFields, Form: f, Token: s.desk.formToken("correct:" + c.ID), Action: r.URL.Path, Problems: problems})
-	}
-	if !sameOrigin(r, s.base) {
-		return again(http.StatusForbidden, locale.T(lang, "correct.cross_site"))
-	}
-	age, err := s.desk.checkForm(r.PostForm.Get("t"), "correct:"+c.ID)
-	switch {
-	case errors.Is(err, errExpired):
-		return again(http.StatusBadRequest, locale.T(lang, "correct.expired"))
-	case err != nil:
-		return again(http.StatusForbidden, locale.T(lang, "correct.bad_token"))
-	}
-	// A bot fills every field, the hidden one too, and sends at once. Tell
-	// it nothing: it gets the same thanks a person gets, and nothing is kept.
-	if r.PostForm.Get("website") != "" {
-		http.Redirect(w, r, langPrefix[lang]+incidentlib.CasePath(c.ID)+"/correct/thanks", http.StatusSeeOther)
-		return nil
-	}
-	if age < s.desk.MinFill {
-		return again(http.StatusBadRequest, locale.T(lang, "correct.too_fast"))
-	}
-	if problems, byInput := f.problems(lang); len(problems) > 0 {
-		return s.renderForm(w, r, lang, http.StatusBadRequest, "correct", correctTitle(lang, c),
 			correctData{Case: c, Fields: correctionFields, Form: f, Token: s.desk.formToken("correct:" + c.ID), Action: r.URL.Path, Problems: problems, Errors: byInput})
 	}
-	if s.desk.Allow != nil && !s.desk.Allow(r) {
-		w.Header().Set("Retry-After", "600")
-		return again(http.StatusTooManyRequests, locale.T(lang, "correct.rate_limited"))
-	}
-	// A form is sent once: the same token again (a second click, a replay)
-	// keeps nothing more.
-	tok := r.PostForm.Get("t")
-	fresh, err := s.desk.Keys.Spend(r.Context(), formKey(tok), s.desk.Now().Add(formMaxAge-age+time.Minute))
-	if err != nil {
-		return again(http.StatusServiceUnavailable, locale.T(lang, "correct.unavailable"))
-	}
-	if !fresh {
-		return again(http.StatusConflict, locale.T(lang, "correct.already_sent"))
-	}
-	if _, err := s.desk.Corrections.AddCorrection(r.Context(), &incidentlib.Correction{
-		CaseID: c.ID, Field: f.Field, What: f.What, Source: f.Source, Contact: f.Contact, Lang: lang,
-	}); err != nil {
-		if errors.Is(err, incidentlib.ErrUnavailable) {
-			return again(http.StatusServiceUnavailable, locale.T(lang, "correct.unavailable"))
-		}
-		return err
-	}
-	http.Redirect(w, r, langPrefix[lang]+incidentlib.CasePath(c.ID)+"/correct/thanks", http.StatusSeeOther)
-	return nil
+	return s.takeForm(w, r, lang, readerForm{
+		purpose:   "correct:" + c.ID,
+		thanks:    langPrefix[lang] + incidentlib.CasePath(c.ID) + "/correct/thanks",
+		sentTwice: "correct.already_sent",
+		read: func(v url.Values) {
+			f = correctionForm{
+				Field:   strings.TrimSpace(v.Get("field")),
+				What:    strings.TrimSpace(v.Get("what")),
+				Source:  strings.TrimSpace(v.Get("source")),
+				Contact: strings.TrimSpace(v.Get("contact")),
+			}
+		},
+		again: again,
+		check: func() (bool, error) {
+			if p := f.problems(lang); len(p.list) > 0 {
+				return true, again(http.StatusBadRequest, p.list, p.byInput)
+			}
+			return false, nil
+		},
+		row: func() *incidentlib.Correction {
+			return &incidentlib.Correction{CaseID: c.ID, Field: f.Field, What: f.What, Source: f.Source, Contact: f.Contact}
+		},
+	})
 }
 
 // problems says, in lang, what is wrong with a correction as sent: bytes
-// that are not UTF-8 (text pasted in another encoding, refused rather than
-// stored; the form shows them again as U+FFFD), no field, a description or
-// source too short or too long, a source address that is not http(s), a
-// contact too long.
-func (f *correctionForm) problems(lang string) (problems []string, byInput map[string]string) {
-	byInput = map[string]string{}
-	add := func(input, msg string) {
-		problems = append(problems, msg)
-		if input != "" {
-			if prev, ok := byInput[input]; ok {
-				msg = prev + " " + msg
-			}
-			byInput[input] = msg
-		}
-	}
-	if bad := f.sanitize(); bad {
-		add("", locale.T(lang, "correct.bad_utf8"))
+// that are not UTF-8, no field, a description or source too short or too
+// long, a source address that is not http(s), a contact too long.
+func (f *correctionForm) problems(lang string) formProblems {
+	var p formProblems
+	if validUTF8(&f.Field, &f.What, &f.Source, &f.Contact) {
+		p.add("", locale.T(lang, "correct.bad_utf8"))
 	}
 	if !slices.Contains(correctionFields, f.Field) {
-		add("field", locale.T(lang, "correct.need_field"))
+		p.add("field", locale.T(lang, "correct.need_field"))
 	}
 	if n := utf8.RuneCountInString(f.What); n < 10 || n > maxWhat {
-		add("what", locale.Tf(lang, "correct.need_what", maxWhat))
+		p.add("what", locale.Tf(lang, "correct.need_what", maxWhat))
 	}
 	if n := utf8.RuneCountInString(f.Source); n == 0 || n > maxSource {
-		add("source", locale.Tf(lang, "correct.need_source", maxSource))
+		p.add("source", locale.Tf(lang, "correct.need_source", maxSource))
 	} else if strings.Contains(f.Source, "://") {
 		if u, err := url.Parse(f.Source); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			add("source", locale.T(lang, "correct.bad_source_url"))
+			p.add("source", locale.T(lang, "correct.bad_source_url"))
 		}
 	}
 	if utf8.RuneCountInString(f.Contact) > maxContact {
-		add("contact", locale.Tf(lang, "correct.long_contact", maxContact))
+		p.add("contact", locale.Tf(lang, "correct.long_contact", maxContact))
 	}
-	return problems, byInput
-}
-
-// sanitize replaces bytes that are not UTF-8 in every field with U+FFFD and
-// reports whether there were any.
-func (f *correctionForm) sanitize() bool {
-	bad := false
-	for _, p := range []*string{&f.Field, &f.What, &f.Source, &f.Contact} {
-		if !utf8.ValidString(*p) {
-			*p = strings.ToValidUTF8(*p, "\uFFFD")
-			bad = true
-		}
-	}
-	return bad
+	return p
 }
 
 func (s *Site) correctionThanks(w http.ResponseWriter, r *http.Request, lang string) error {

@@ -1,12 +1,10 @@
 package web
 
 import (
-	"errors"
 	"net/http"
 	"net/url"
 	"regexp"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/incidentlib/incidentlib"
@@ -43,16 +41,11 @@ type submitData struct {
 	Action string
 }
 
+// submissionInputs are the submission form's inputs, in its order.
+var submissionInputs = []string{"url", "org", "date", "note", "contact"}
+
 // ErrorInputs are the inputs that have a problem, in the form's order.
-func (d submitData) ErrorInputs() []string {
-	var out []string
-	for _, in := range []string{"url", "org", "date", "note", "contact"} {
-		if _, ok := d.Errors[in]; ok {
-			out = append(out, in)
-		}
-	}
-	return out
-}
+func (d submitData) ErrorInputs() []string { return inputsWithErrors(d.Errors, submissionInputs) }
 
 func (s *Site) submitPage(w http.ResponseWriter, r *http.Request, lang string) error {
 	return s.renderForm(w, r, lang, http.StatusOK, "submit", locale.T(lang, "submit.title"),
@@ -65,71 +58,42 @@ func (s *Site) submitThanks(w http.ResponseWriter, r *http.Request, lang string)
 
 func (s *Site) submitIncident(w http.ResponseWriter, r *http.Request, lang string) error {
 	action := langPrefix[lang] + "/submit"
-	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
-	if err := r.ParseForm(); err != nil {
-		return s.renderForm(w, r, lang, http.StatusRequestEntityTooLarge, "submit", locale.T(lang, "submit.title"),
-			submitData{Token: s.desk.formToken("submit"), Action: action, Problems: []string{locale.T(lang, "correct.too_large")}})
-	}
-	f := submissionForm{
-		URL:     strings.TrimSpace(r.PostForm.Get("url")),
-		Org:     strings.TrimSpace(r.PostForm.Get("org")),
-		Date:    strings.TrimSpace(r.PostForm.Get("date")),
-		Note:    strings.TrimSpace(r.PostForm.Get("note")),
-		Contact: strings.TrimSpace(r.PostForm.Get("contact")),
+	var f submissionForm
+	form := func(code int, d submitData) error {
+		d.Form, d.Token, d.Action = f, s.desk.formToken("submit"), action
+		return s.renderForm(w, r, lang, code, "submit", locale.T(lang, "submit.title"), d)
 	}
 	again := func(code int, problems []string, byInput map[string]string) error {
-		return s.renderForm(w, r, lang, code, "submit", locale.T(lang, "submit.title"),
-			submitData{Form: f, Token: s.desk.formToken("submit"), Action: action, Problems: problems, Errors: byInput})
+		return form(code, submitData{Problems: problems, Errors: byInput})
 	}
-	say := func(code int, key string) error { return again(code, []string{locale.T(lang, key)}, nil) }
-	if !sameOrigin(r, s.base) {
-		return say(http.StatusForbidden, "correct.cross_site")
-	}
-	age, err := s.desk.checkForm(r.PostForm.Get("t"), "submit")
-	switch {
-	case errors.Is(err, errExpired):
-		return say(http.StatusBadRequest, "correct.expired")
-	case err != nil:
-		return say(http.StatusForbidden, "correct.bad_token")
-	}
-	thanks := langPrefix[lang] + "/submit/thanks"
-	if r.PostForm.Get("website") != "" { // the hidden field: a bot
-		http.Redirect(w, r, thanks, http.StatusSeeOther)
-		return nil
-	}
-	if age < s.desk.MinFill {
-		return say(http.StatusBadRequest, "correct.too_fast")
-	}
-	if problems, byInput := f.problems(lang); len(problems) > 0 {
-		return again(http.StatusBadRequest, problems, byInput)
-	}
-	// A write-up the library already holds: say which case, keep nothing.
-	if c := s.caseCiting(f.URL); c != nil {
-		return s.renderForm(w, r, lang, http.StatusConflict, "submit", locale.T(lang, "submit.title"),
-			submitData{Form: f, Token: s.desk.formToken("submit"), Action: action, Known: c})
-	}
-	if s.desk.Allow != nil && !s.desk.Allow(r) {
-		w.Header().Set("Retry-After", "600")
-		return say(http.StatusTooManyRequests, "correct.rate_limited")
-	}
-	tok := r.PostForm.Get("t")
-	fresh, err := s.desk.Keys.Spend(r.Context(), formKey(tok), s.desk.Now().Add(formMaxAge-age+time.Minute))
-	if err != nil {
-		return say(http.StatusServiceUnavailable, "correct.unavailable")
-	}
-	if !fresh {
-		return say(http.StatusConflict, "submit.already_sent")
-	}
-	if _, err := s.desk.Corrections.AddCorrection(r.Context(), &incidentlib.Correction{
-		Field: incidentlib.SubmissionField, What: f.Note, Source: f.URL, Org: f.Org, Date: f.Date, Contact: f.Contact, Lang: lang,
-	}); err != nil {
-		if errors.Is(err, incidentlib.ErrUnavailable) {
-			return say(http.StatusServiceUnavailable, "correct.unavailable")
-		}
-		return err
-	}
-	http.Redirect(w, r, thanks, http.StatusSeeOther)
-	return nil
+	return s.takeForm(w, r, lang, readerForm{
+		purpose:   "submit",
+		thanks:    langPrefix[lang] + "/submit/thanks",
+		sentTwice: "submit.already_sent",
+		read: func(v url.Values) {
+			f = submissionForm{
+				URL:     strings.TrimSpace(v.Get("url")),
+				Org:     strings.TrimSpace(v.Get("org")),
+				Date:    strings.TrimSpace(v.Get("date")),
+				Note:    strings.TrimSpace(v.Get("note")),
+				Contact: strings.TrimSpace(v.Get("contact")),
+			}
+		},
+		again: again,
+		check: func() (bool, error) {
+			if p := f.problems(lang); len(p.list) > 0 {
+				return true, again(http.StatusBadRequest, p.list, p.byInput)
+			}
+			// A write-up the library already holds: say which case, keep nothing.
+			if c := s.caseCiting(f.URL); c != nil {
+				return true, form(http.StatusConflict, submitData{Known: c})
+			}
+			return false, nil
+		},
+		row: func() *incidentlib.Correction {
+			return &incidentlib.Correction{Field: incidentlib.SubmissionField, What: f.Note, Source: f.URL, Org: f.Org, Date: f.Date, Contact: f.Contact}
+		},
+	})
 }
 
 // caseCiting is the public case whose sources include the write-up at
@@ -158,37 +122,25 @@ func sourceKey(raw string) string {
 
 // problems says, in lang, what is wrong with a submission as sent, each
 // problem also by its input.
-func (f *submissionForm) problems(lang string) (problems []string, byInput map[string]string) {
-	byInput = map[string]string{}
-	add := func(input, msg string) {
-		problems = append(problems, msg)
-		if input != "" {
-			byInput[input] = strings.TrimSpace(byInput[input] + " " + msg)
-		}
-	}
-	bad := false
-	for _, p := range []*string{&f.URL, &f.Org, &f.Date, &f.Note, &f.Contact} {
-		if !utf8.ValidString(*p) {
-			*p, bad = strings.ToValidUTF8(*p, "\uFFFD"), true
-		}
-	}
-	if bad {
-		add("", locale.T(lang, "correct.bad_utf8"))
+func (f *submissionForm) problems(lang string) formProblems {
+	var p formProblems
+	if validUTF8(&f.URL, &f.Org, &f.Date, &f.Note, &f.Contact) {
+		p.add("", locale.T(lang, "correct.bad_utf8"))
 	}
 	if u, err := url.Parse(f.URL); f.URL == "" || utf8.RuneCountInString(f.URL) > maxSource || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		add("url", locale.Tf(lang, "submit.need_url", maxSource))
+		p.add("url", locale.Tf(lang, "submit.need_url", maxSource))
 	}
 	if n := utf8.RuneCountInString(f.Org); n == 0 || n > maxOrg {
-		add("org", locale.Tf(lang, "submit.need_org", maxOrg))
+		p.add("org", locale.Tf(lang, "submit.need_org", maxOrg))
 	}
 	if f.Date != "" && !submissionDate.MatchString(f.Date) {
-		add("date", locale.T(lang, "submit.bad_date"))
+		p.add("date", locale.T(lang, "submit.bad_date"))
 	}
 	if utf8.RuneCountInString(f.Note) > maxNote {
-		add("note", locale.Tf(lang, "submit.long_note", maxNote))
+		p.add("note", locale.Tf(lang, "submit.long_note", maxNote))
 	}
 	if utf8.RuneCountInString(f.Contact) > maxContact {
-		add("contact", locale.Tf(lang, "correct.long_contact", maxContact))
+		p.add("contact", locale.Tf(lang, "correct.long_contact", maxContact))
 	}
-	return problems, byInput
+	return p
 }
