@@ -56,6 +56,10 @@ type Reader interface {
 	// TermCounts is, for every vocabulary, how many of the cases carry
 	// each term, as the index keeps them.
 	TermCounts() map[string]map[string]int
+	// Generation counts the index's changes, private ones included: a
+	// key for caches of what the Reader shows, never to be shown itself
+	// (it would tell a public reader that private cases changed).
+	Generation() uint64
 	// Private reports whether the Reader shows private cases: false for
 	// Library.Public. The faces that must only ever be public (the pages,
 	// MCP) refuse a Reader that does.

@@ -79,6 +79,11 @@ func (v *View) Len() int {
 func (v *View) FindTerm(ref string) (string, *incidentlib.Term) { return v.ix.FindTerm(ref) }
 
 // Vocab is the controlled vocabulary.
+// Generation counts the index's changes, private ones included. It is a
+// key for caches of what the view shows, and must never be shown itself: a
+// public reader would learn from it that private cases changed.
+func (v *View) Generation() uint64 { return v.ix.Generation() }
+
 func (v *View) Vocab() *incidentlib.Vocab { return v.ix.vocab }
 
 // TermCounts counts, for every vocabulary and every term, the View's cases

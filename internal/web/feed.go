@@ -207,8 +207,28 @@ func (s *Site) sitemapPaths() ([]struct{ path, lastmod string }, error) {
 // (Options.SitemapMaxURLs lowers it).
 const sitemapMaxURLs = 50000
 
-// sitemapURLs is every URL of the sitemap, each page in both languages.
+// sitemapURLs is every URL of the sitemap, each page in both languages,
+// built once per generation of the index. The generation is read before
+// the build: a write during it leaves an older generation beside the list,
+// and the next request builds it again. The list is shared: callers only
+// read it.
 func (s *Site) sitemapURLs() ([]sitemapURL, error) {
+	gen := s.ix.Generation()
+	s.sitemapCache.Lock()
+	defer s.sitemapCache.Unlock()
+	if s.sitemapCache.urls != nil && s.sitemapCache.gen == gen {
+		return s.sitemapCache.urls, nil
+	}
+	urls, err := s.buildSitemapURLs()
+	if err != nil {
+		return nil, err
+	}
+	s.sitemapCache.gen, s.sitemapCache.urls = gen, urls
+	return urls, nil
+}
+
+// buildSitemapURLs is sitemapURLs from the index as it is now.
+func (s *Site) buildSitemapURLs() ([]sitemapURL, error) {
 	paths, err := s.sitemapPaths()
 	if err != nil {
 		return nil, err

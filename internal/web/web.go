@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 
 	"github.com/incidentlib/incidentlib"
 	"github.com/incidentlib/incidentlib/internal/httpx"
@@ -69,6 +70,14 @@ type Site struct {
 	nav    map[string]string // template → the navigation item current on its page
 	// sitemapMax is the most URLs of one sitemap file.
 	sitemapMax int
+	// sitemap holds the sitemap's URLs as of an index generation, so that
+	// the files of a split sitemap are cut from one list rather than each
+	// built from every case again.
+	sitemapCache struct {
+		sync.Mutex
+		gen  uint64
+		urls []sitemapURL
+	}
 }
 
 // New builds a Site that reads from ix. It parses every template up front, so a broken

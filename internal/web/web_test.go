@@ -853,6 +853,58 @@ func TestSitemapSplits(t *testing.T) {
 }
 
 // sitemapPaths returns the paths that the sitemap lists.
+// TestSitemapFollowsWrites: the sitemap's URLs are built once and kept
+// while the index is unchanged; a case written or deleted shows at once,
+// in the whole sitemap and in the files of a split one, and a private
+// case never does.
+func TestSitemapFollowsWrites(t *testing.T) {
+	t.Parallel()
+	ix := withExtraCases(t)
+	whole, split := newMux(t, ix, web.Options{}), newMux(t, ix, web.Options{SitemapMaxURLs: 300})
+	splitPaths := func() []string {
+		var out []string
+		for n := 1; ; n++ {
+			r := get(t, split, fmt.Sprintf("/sitemaps/%d.xml", n))
+			if r.code == 404 {
+				return out
+			}
+			for _, m := range regexp.MustCompile(`<loc>([^<]+)</loc>`).FindAllStringSubmatch(r.body, -1) {
+				out = append(out, strings.TrimPrefix(m[1], base))
+			}
+		}
+	}
+	has := func(paths []string, p string) bool { return slices.Contains(paths, p) }
+	before, beforeSplit := sitemapPaths(t, whole), splitPaths()
+	if has(before, "/cases/IL-9998") || has(beforeSplit, "/cases/IL-9998") {
+		t.Fatal("IL-9998 is in the sitemap before it is written")
+	}
+	cp := *ix.Public().Case("IL-0049")
+	cp.ID, cp.Related = "IL-9998", nil
+	if err := ix.Upsert(&cp); err != nil {
+		t.Fatal(err)
+	}
+	if !has(sitemapPaths(t, whole), "/cases/IL-9998") || !has(splitPaths(), "/en/cases/IL-9998") {
+		t.Error("a case written after the sitemap was first built is not in it")
+	}
+	priv := cp
+	priv.ID, priv.Private = "IL-9997", true
+	if err := ix.Upsert(&priv); err != nil {
+		t.Fatal(err)
+	}
+	if has(sitemapPaths(t, whole), "/cases/IL-9997") || has(splitPaths(), "/cases/IL-9997") {
+		t.Error("a private case is in the sitemap")
+	}
+	if err := ix.Delete("IL-9998"); err != nil {
+		t.Fatal(err)
+	}
+	if has(sitemapPaths(t, whole), "/cases/IL-9998") || has(splitPaths(), "/cases/IL-9998") {
+		t.Error("a deleted case is still in the sitemap")
+	}
+	if got := sitemapPaths(t, whole); !slices.Equal(got, before) {
+		t.Errorf("after the write and the delete the sitemap lists %d URLs, before %d", len(got), len(before))
+	}
+}
+
 func sitemapPaths(t *testing.T, mux http.Handler) []string {
 	t.Helper()
 	r := get(t, mux, "/sitemap.xml")
