@@ -3,6 +3,7 @@ package web
 import (
 	"html"
 	"html/template"
+	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -14,6 +15,15 @@ import (
 // The corpus wraps lines at spaces, so a line break inside a paragraph is a
 // space, except for quoted machine output (see literal).
 func prose(s string) template.HTML {
+	korean := hasHangul(s)
+	// In Korean text, a paragraph or list item with no Hangul (an error
+	// quoted whole, a sentence of the write-up) is English.
+	open := func(tag string, lines []string) string {
+		if korean && !hasHangul(strings.Join(lines, " ")) && hasLatin(strings.Join(lines, " ")) {
+			return "<" + tag + ` lang="en">`
+		}
+		return "<" + tag + ">"
+	}
 	var b strings.Builder
 	for _, block := range blocks(s) {
 		if code, ok := strings.CutPrefix(block, codeMark); ok {
@@ -25,20 +35,25 @@ func prose(s string) template.HTML {
 		case bullet(lines[0]) != "":
 			b.WriteString("<ul>")
 			for _, it := range listItems(lines, bullet) {
-				b.WriteString("<li>" + renderLines(it) + "</li>")
+				b.WriteString(open("li", it) + renderLines(it, korean) + "</li>")
 			}
 			b.WriteString("</ul>")
 		case numbered(lines[0]) != "":
 			b.WriteString("<ol>")
 			for _, it := range listItems(lines, numbered) {
-				b.WriteString("<li>" + renderLines(it) + "</li>")
+				b.WriteString(open("li", it) + renderLines(it, korean) + "</li>")
 			}
 			b.WriteString("</ol>")
 		default:
-			b.WriteString("<p>" + renderLines(trimAll(lines)) + "</p>")
+			b.WriteString(open("p", trimAll(lines)) + renderLines(trimAll(lines), korean) + "</p>")
 		}
 	}
 	return template.HTML(b.String())
+}
+
+// hasLatin reports whether s holds an ASCII letter.
+func hasLatin(s string) bool {
+	return strings.ContainsFunc(s, func(r rune) bool { return r < unicode.MaxASCII && unicode.IsLetter(r) })
 }
 
 // codeMark starts a block that is quoted machine output: a ``` fenced block
@@ -136,18 +151,27 @@ func trimAll(lines []string) []string {
 
 // renderLines joins wrapped lines with spaces and sets quoted machine
 // output on lines of its own.
-func renderLines(lines []string) string {
+func renderLines(lines []string, korean bool) string {
 	var b strings.Builder
+	var run []string // lines that flow into one sentence, joined at spaces
+	flush := func() {
+		if len(run) > 0 {
+			if b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteString(inline(strings.Join(run, " "), korean))
+			run = run[:0]
+		}
+	}
 	for i, l := range lines {
 		if i > 0 && literal(lines[i-1], l) {
+			flush()
 			b.WriteString(`<code class="literal">` + html.EscapeString(l) + "</code>")
 			continue
 		}
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(inline(l))
+		run = append(run, l)
 	}
+	flush()
 	return b.String()
 }
 
@@ -162,20 +186,54 @@ func literal(prev, line string) bool {
 	return strings.ContainsAny(line, "{}[]=/_") || strings.Count(line, ":") >= 2
 }
 
-// inline escapes s and turns `code` spans into <code>.
-func inline(s string) string {
+// inline escapes s and turns `code` spans into <code>. In Korean text
+// (korean), a quotation in Latin script (an error message, a log line, a
+// sentence of the write-up, between straight or curly double quotes) is
+// marked lang="en", so that a screen reader reads it in English.
+func inline(s string, korean bool) string {
+	esc := html.EscapeString
+	if korean {
+		esc = markQuotedEnglish
+	}
 	parts := strings.Split(s, "`")
 	if len(parts)%2 == 0 { // an unpaired backtick is text
-		return html.EscapeString(s)
+		return esc(s)
 	}
 	var b strings.Builder
 	for i, p := range parts {
 		if i%2 == 1 && p != "" {
 			b.WriteString("<code>" + html.EscapeString(p) + "</code>")
 		} else {
-			b.WriteString(html.EscapeString(p))
+			b.WriteString(esc(p))
 		}
 	}
+	return b.String()
+}
+
+// quotation is a run between straight or curly double quotes, or from an
+// opening quote to the "…" that ends a text cut short.
+var quotation = regexp.MustCompile(`"[^"]+"|“[^”]+”|["“][^"“”]+…$`)
+
+// markQuotedEnglish escapes s, marking with lang="en" each quotation that
+// holds Latin letters and no Hangul, and the rest of a labelled line
+// ("파드 이벤트: Failed to create pod sandbox: …": a Korean label, a colon,
+// then text with no Hangul).
+func markQuotedEnglish(s string) string {
+	if label, rest, ok := strings.Cut(s, ": "); ok && hasHangul(label) && !hasHangul(rest) && hasLatin(rest) {
+		return markQuotedEnglish(label) + ": " + `<span lang="en">` + html.EscapeString(rest) + `</span>`
+	}
+	var b strings.Builder
+	last := 0
+	for _, m := range quotation.FindAllStringIndex(s, -1) {
+		q := s[m[0]:m[1]]
+		if hasHangul(q) || !hasLatin(q) {
+			continue
+		}
+		b.WriteString(html.EscapeString(s[last:m[0]]))
+		b.WriteString(`<span lang="en">` + html.EscapeString(q) + `</span>`)
+		last = m[1]
+	}
+	b.WriteString(html.EscapeString(s[last:]))
 	return b.String()
 }
 

@@ -3,9 +3,11 @@ package web
 import (
 	"embed"
 	"fmt"
+	"html"
 	"html/template"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 
 	"github.com/incidentlib/incidentlib"
@@ -123,6 +125,22 @@ func (s *Site) funcs(lang string) template.FuncMap {
 		},
 		"asset": s.assets.url,
 		"text":  func(t incidentlib.Text) string { return t.In(lang) },
+		// q is a string for an element's content: on a Korean page, a
+		// quotation in Latin script inside it (an error message in a
+		// title) is marked lang="en". textq is q of a Text. Attributes
+		// and the page's <title> take the plain string.
+		"q": func(v string) template.HTML {
+			if lang == locale.KO {
+				return template.HTML(markQuotedEnglish(v))
+			}
+			return template.HTML(html.EscapeString(v))
+		},
+		"textq": func(t incidentlib.Text) template.HTML {
+			if lang == locale.KO {
+				return template.HTML(markQuotedEnglish(t.In(lang)))
+			}
+			return template.HTML(html.EscapeString(t.In(lang)))
+		},
 		// prose sets a text in the page's language as Markdown.
 		"prose": func(text string) template.HTML { return prose(text) },
 		"label": func(vocab, id string) string { return s.vocab.Label(vocab, id, lang) },
@@ -146,9 +164,8 @@ func (s *Site) funcs(lang string) template.FuncMap {
 			}
 			return raw
 		},
-		"fold":        fold,
-		"snippet":     snippetHTML,
-		"queryEscape": url.QueryEscape,
+		"fold":    fold,
+		"snippet": snippetHTML,
 		// searchURL is the list's one address for a search.
 		"searchURL": func(q string) string { return listURL(lang, q) },
 		"str": func(p *string) string {
@@ -196,6 +213,16 @@ func (s *Site) funcs(lang string) template.FuncMap {
 			}
 			return l
 		},
+		// atLang is the language of a timeline time on a Korean page: "en"
+		// where it holds English words (Three months before the incident,
+		// 5:45 AM (Pacific Time)), "" for a time and a zone alone (22:13
+		// EET), which read the same in both.
+		"atLang": func(at string) string {
+			if lang == locale.KO && !hasHangul(at) && lowerWord.MatchString(at) {
+				return locale.EN
+			}
+			return ""
+		},
 		// checkSeverity names a kubegap severity in the page's language;
 		// one this site does not know shows as kubegap wrote it.
 		"checkSeverity": func(sev string) string {
@@ -221,3 +248,6 @@ func (s *Site) topicPath(vocab, id string) string {
 type feedLink struct {
 	Title, URL string
 }
+
+// lowerWord is a word of two or more lower-case Latin letters.
+var lowerWord = regexp.MustCompile(`[a-z]{2,}`)
