@@ -246,6 +246,67 @@ func TestCorrectionAndDesk(t *testing.T) {
 	}
 	checkClean(t, p, "desk in both languages")
 
+	// The same walk in English: a correction (a mistake, then sent), a
+	// submission, and both on the English desk, where the correction is
+	// resolved.
+	navigate(t, ctx, ts.URL+"/en/cases/IL-0268")
+	clickThrough(t, ctx, `.case-correct a`)
+	if h := run(t, ctx, "English form heading", chromedp.Text(chromedp.CSS("h1"))); h != "Suggest a correction" {
+		t.Fatalf("the English correction link leads to %q", h)
+	}
+	time.Sleep(250 * time.Millisecond)
+	run(t, ctx, "English field", chromedp.SetValue(chromedp.CSS(`#c-field`), "impact"))
+	run(t, ctx, "English what", chromedp.SetValue(chromedp.CSS(`#c-what`), "short"))
+	run(t, ctx, "English source", chromedp.SetValue(chromedp.CSS(`#c-source`), "https://adguard-dns.io/en/blog/"))
+	run(t, ctx, "English novalidate", chromedp.Evaluate[chromedp.Void](`document.querySelector('form.stack-form').noValidate = true`))
+	clickThrough(t, ctx, `form.stack-form button[type=submit]`)
+	if msg := run(t, ctx, "English error box", chromedp.Text(chromedp.CSS(".notice-error"))); !strings.Contains(msg, "10 to 4000 characters") {
+		t.Errorf("the English message for a short text = %q", msg)
+	}
+	if d := eval[string](t, ctx, `document.querySelector('#c-what').getAttribute('aria-describedby') || ''`); d == "" {
+		t.Error("the English form's error is not tied to its input")
+	}
+	p.take() // the 400 was the point of the step
+	time.Sleep(250 * time.Millisecond)
+	run(t, ctx, "English fill again", chromedp.SetValue(chromedp.CSS(`#c-what`), "The impact section names the wrong region for the English reader."))
+	clickThrough(t, ctx, `form.stack-form button[type=submit]`)
+	if ok := run(t, ctx, "English confirmation", chromedp.Text(chromedp.CSS(".notice-ok"))); !strings.Contains(ok, "Received. An editor will check it") {
+		t.Fatalf("no English confirmation: %q", ok)
+	}
+	navigate(t, ctx, ts.URL+"/en/cases")
+	clickThrough(t, ctx, `.page-links a[href="/en/submit"]`)
+	if h := run(t, ctx, "English submit heading", chromedp.Text(chromedp.CSS("h1"))); h != "Submit an incident" {
+		t.Fatalf("the English submission link leads to %q", h)
+	}
+	time.Sleep(250 * time.Millisecond)
+	run(t, ctx, "English url", chromedp.SetValue(chromedp.CSS(`#s-url`), "https://status.example.net/incidents/42"))
+	run(t, ctx, "English org", chromedp.SetValue(chromedp.CSS(`#s-org`), "Example English Corp"))
+	run(t, ctx, "English date", chromedp.SetValue(chromedp.CSS(`#s-date`), "2023-11"))
+	clickThrough(t, ctx, `form.stack-form button[type=submit]`)
+	if ok := run(t, ctx, "English submission confirmation", chromedp.Text(chromedp.CSS(".notice-ok"))); !strings.Contains(ok, "Received. An editor will read the write-up") {
+		t.Fatalf("no English confirmation of the submission: %q", ok)
+	}
+	navigate(t, ctx, ts.URL+"/en/desk")
+	if h := run(t, ctx, "English desk heading", chromedp.Text(chromedp.CSS("h1"))); h != "Editors' desk" {
+		t.Fatalf("the English desk is headed %q", h)
+	}
+	if w := run(t, ctx, "English correction", chromedp.Text(chromedp.CSS(`section[aria-labelledby=desk-corrections] .desk-item .pre`))); !strings.Contains(w, "wrong region") {
+		t.Errorf("the English desk does not list the English correction: %q", w)
+	}
+	if sub := run(t, ctx, "English submissions", chromedp.Text(chromedp.CSS(`section[aria-labelledby=desk-submissions]`))); !strings.Contains(sub, "Example English Corp") || !strings.Contains(sub, "2023-11") {
+		t.Errorf("the English desk's submissions lack the English submission: %q", sub)
+	}
+	axeCheck("English desk with items")
+	run(t, ctx, "English note", chromedp.SetValue(chromedp.CSS(`section[aria-labelledby=desk-corrections] .desk-item textarea`), "Region corrected."))
+	clickThrough(t, ctx, `section[aria-labelledby=desk-corrections] .desk-item button[value=resolve]`)
+	if n := run(t, ctx, "English notice", chromedp.Text(chromedp.CSS(".notice-ok"))); !strings.Contains(n, "The correction is resolved.") {
+		t.Errorf("after resolving on the English desk: %q", n)
+	}
+	if u := eval[string](t, ctx, `location.pathname`); u != "/en/desk" {
+		t.Errorf("resolving on the English desk leads to %s", u)
+	}
+	checkClean(t, p, "the walk in English")
+
 	// Sign out: the desk is closed again.
 	navigate(t, ctx, ts.URL+"/desk")
 	clickThrough(t, ctx, `.desk-head button`)
