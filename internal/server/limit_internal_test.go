@@ -157,6 +157,38 @@ func TestOneClientTakesOnlyItsShare(t *testing.T) {
 	done.Wait()
 }
 
+// TestShareFreedInAMoment: a client that calls one at a time sends its
+// next call as soon as it has read an answer, and may find its last calls'
+// handlers still returning. A call over the share that is freed within
+// shareWait is served, not answered 429 (the SDK's client saw 429 so,
+// under load, between two calls in a row).
+func TestShareFreedInAMoment(t *testing.T) {
+	release := make(chan struct{})
+	var started, done sync.WaitGroup
+	h := limitConcurrency(holding(&started, &release), 8, 0, 0, peer)
+	for i := 0; i < 2; i++ {
+		started.Add(1)
+		done.Add(1)
+		go func() {
+			defer done.Done()
+			r := httptest.NewRequest("POST", "/mcp", strings.NewReader("{}"))
+			r.RemoteAddr = "192.0.2.7:40000"
+			r.Header.Set("X-Hold", "1")
+			h.ServeHTTP(httptest.NewRecorder(), r)
+		}()
+	}
+	started.Wait()
+	time.AfterFunc(shareWait/5, func() { close(release) })
+	r := httptest.NewRequest("POST", "/mcp", strings.NewReader("{}"))
+	r.RemoteAddr = "192.0.2.7:40000"
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, r)
+	if rec.Code != http.StatusNoContent {
+		t.Errorf("a call whose client's share was freed %s later: %d %s", shareWait/5, rec.Code, rec.Body)
+	}
+	done.Wait()
+}
+
 // TestSlowBodiesTakeNoSlot: clients that send their bodies a byte at a
 // time, as many as there are slots, do not keep a prompt call from being
 // served; each slow one is answered 408 when its time is up.

@@ -315,17 +315,24 @@ func slogLevel(s string) (slog.Level, error) {
 // mcpBodyLimit is the largest MCP request body the server reads.
 const mcpBodyLimit = 1 << 20
 
+// shareWait is how long an MCP call waits for its client's share of the
+// slots and for a slot, before 429 or 503.
+const shareWait = 250 * time.Millisecond
+
 // limitConcurrency serves at most n requests of h at once (0: 4 per CPU),
 // and at most perClient of them for one client (0: a quarter of n, at
 // least 2; never more than n).
 //
 // A request's body is read in full, within bodyFor (0: 10 s) and up to
 // mcpBodyLimit, before the request takes a slot: a client that sends its
-// body slowly holds a connection, never a slot. A client over its share
-// gets 429, and a request that finds every slot taken within a moment
-// gets 503; both with Retry-After and a JSON-RPC error that names the
-// limit, so that a burst of large MCP calls cannot take all the memory and
-// one client cannot take every slot.
+// body slowly holds a connection, never a slot. A call waits a moment
+// (shareWait) for its client's share and then for a slot: a client that
+// calls one at a time may send its next call as soon as it has read an
+// answer, while the handler of the last one is still returning. A client
+// still over its share after the moment gets 429, and a request that finds
+// every slot taken gets 503; both with Retry-After and a JSON-RPC error
+// that names the limit, so that a burst of large MCP calls cannot take all
+// the memory and one client cannot take every slot.
 func limitConcurrency(h http.Handler, n, perClient int, bodyFor time.Duration, client func(*http.Request) string) http.Handler {
 	if n <= 0 {
 		n = 4 * runtime.GOMAXPROCS(0)
@@ -339,8 +346,14 @@ func limitConcurrency(h http.Handler, n, perClient int, bodyFor time.Duration, c
 	}
 	share = min(share, n)
 	slots := make(chan struct{}, n)
+	// Each client with calls waiting or in progress has a channel of its
+	// share, kept while any of its calls refers to it.
+	type clientShare struct {
+		held chan struct{}
+		refs int
+	}
 	var mu sync.Mutex
-	held := map[string]int{}
+	clients := map[string]*clientShare{}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// Calls come as POSTs. A GET (a client's stream for messages from
 		// the server, which a stateless server never sends) or a DELETE
@@ -357,23 +370,32 @@ func limitConcurrency(h http.Handler, n, perClient int, bodyFor time.Duration, c
 		}
 		who := client(r)
 		mu.Lock()
-		if held[who] >= share {
-			mu.Unlock()
-			w.Header().Set("Retry-After", "1")
-			writeRPCError(w, http.StatusTooManyRequests, fmt.Sprintf("this client already has %d MCP calls in progress, the most one client may have at once; retry when one has finished", share))
-			return
+		cs := clients[who]
+		if cs == nil {
+			cs = &clientShare{held: make(chan struct{}, share)}
+			clients[who] = cs
 		}
-		held[who]++
+		cs.refs++
 		mu.Unlock()
 		defer func() {
 			mu.Lock()
-			if held[who]--; held[who] <= 0 {
-				delete(held, who)
+			if cs.refs--; cs.refs == 0 {
+				delete(clients, who)
 			}
 			mu.Unlock()
 		}()
-		t := time.NewTimer(250 * time.Millisecond)
+		t := time.NewTimer(shareWait)
 		defer t.Stop()
+		select {
+		case cs.held <- struct{}{}:
+		case <-t.C:
+			w.Header().Set("Retry-After", "1")
+			writeRPCError(w, http.StatusTooManyRequests, fmt.Sprintf("this client already has %d MCP calls in progress, the most one client may have at once; retry when one has finished", share))
+			return
+		case <-r.Context().Done():
+			return
+		}
+		defer func() { <-cs.held }()
 		select {
 		case slots <- struct{}{}:
 		case <-t.C:
