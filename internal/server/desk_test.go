@@ -272,6 +272,17 @@ func TestDesk(t *testing.T) {
 	if strings.Contains(body, "honeypot text") {
 		t.Error("the honeypot's correction was kept")
 	}
+	// The desk is no item of the site's menu: no item is marked current
+	// on it (it used to mark "Cases").
+	if strings.Contains(body, `aria-current="page"`) {
+		t.Error("the desk marks a menu item as the current page")
+	}
+	// Each correction form has its own title, naming its case, so that no
+	// two of them share one.
+	t49, t268 := pageTitle(ts.get(t, "/cases/IL-0049/correct").body), pageTitle(ts.get(t, "/cases/IL-0268/correct").body)
+	if t49 == t268 || !strings.Contains(t49, "IL-0049") || !strings.Contains(t268, "IL-0268") {
+		t.Errorf("the correction forms are titled %q and %q", t49, t268)
+	}
 	if strings.Contains(body, "latin1 text") {
 		t.Error("a correction with invalid UTF-8 was kept")
 	}
@@ -536,4 +547,13 @@ func TestSubmissions(t *testing.T) {
 	if strings.Contains(corr, marker) {
 		t.Error("the submission is listed among the corrections")
 	}
+}
+
+// pageTitle is the text of a page's <title>.
+func pageTitle(page []byte) string {
+	m := regexp.MustCompile(`<title>([^<]*)</title>`).FindSubmatch(page)
+	if m == nil {
+		return ""
+	}
+	return string(m[1])
 }

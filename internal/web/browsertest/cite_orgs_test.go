@@ -139,6 +139,13 @@ func TestCiteNeighboursAndOrgs(t *testing.T) {
 			if got := eval[string](t, ctx, `document.documentElement.lang`); got != lang {
 				t.Errorf("%s: lang %q", casePath, got)
 			}
+			// The facts in the reader's language: the impact in it, the
+			// durations in its units (4분, not 4m, on the Korean page).
+			facts := eval[[]string](t, ctx, `[...document.querySelectorAll('.facts dd')].map(d => d.textContent.trim())`)
+			wantFacts := map[string][]string{"ko": {"–", il49.Impact.Scope.KO, "–", "–", "4분", "26분"}, "en": {"–", il49.Impact.Scope.EN, "–", "–", "4m", "26m"}}[lang]
+			if !slices.Equal(facts, wantFacts) {
+				t.Errorf("%s: facts %q, want %q", where(casePath), facts, wantFacts)
+			}
 			heading := run(t, ctx, "cite heading", chromedp.Text(chromedp.CSS("#s-cite"), chromedp.NodeVisible))
 			if heading != locale.T(lang, "cite.heading") {
 				t.Errorf("%s: cite heading %q", where(casePath), heading)

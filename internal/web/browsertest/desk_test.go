@@ -179,6 +179,10 @@ func TestCorrectionAndDesk(t *testing.T) {
 	if w := run(t, ctx, "correction", chromedp.Text(chromedp.CSS(".desk-item .pre"))); !strings.Contains(w, "22:39 EET") {
 		t.Errorf("the desk does not list the correction: %q", w)
 	}
+	// The reader wrote in English: on the Korean desk the text is marked so.
+	if l := eval[string](t, ctx, `document.querySelector('.desk-item .pre').lang`); l != "en" {
+		t.Errorf("the reader's English text on the Korean desk is marked lang=%q, want en", l)
+	}
 	if sub := run(t, ctx, "submissions", chromedp.Text(chromedp.CSS(`section[aria-labelledby=desk-submissions]`))); !strings.Contains(sub, "Example Browser Corp") || !strings.Contains(sub, "2024-03-05") {
 		t.Errorf("the desk's submissions queue lacks the submission: %q", sub)
 	}
@@ -295,6 +299,9 @@ func TestCorrectionAndDesk(t *testing.T) {
 	}
 	if sub := run(t, ctx, "English submissions", chromedp.Text(chromedp.CSS(`section[aria-labelledby=desk-submissions]`))); !strings.Contains(sub, "Example English Corp") || !strings.Contains(sub, "2023-11") {
 		t.Errorf("the English desk's submissions lack the English submission: %q", sub)
+	}
+	if l := eval[string](t, ctx, `document.querySelector('section[aria-labelledby=desk-corrections] .desk-item .pre').lang`); l != "" {
+		t.Errorf("the reader's English text on the English desk is marked lang=%q, want none", l)
 	}
 	axeCheck("English desk with items")
 	run(t, ctx, "English note", chromedp.SetValue(chromedp.CSS(`section[aria-labelledby=desk-corrections] .desk-item textarea`), "Region corrected."))
