@@ -250,9 +250,10 @@ func TestCorrectionAndDesk(t *testing.T) {
 	}
 	checkClean(t, p, "desk in both languages")
 
-	// The same walk in English: a correction (a mistake, then sent), a
-	// submission, and both on the English desk, where the correction is
-	// resolved.
+	// The same walk in English, on a phone (the Korean one ran at
+	// 1280 px): a correction (a mistake, then sent), a submission, and
+	// both on the English desk, where the correction is resolved.
+	setWidth(t, ctx, 390, 844, true)
 	navigate(t, ctx, ts.URL+"/en/cases/IL-0268")
 	clickThrough(t, ctx, `.case-correct a`)
 	if h := run(t, ctx, "English form heading", chromedp.Text(chromedp.CSS("h1"))); h != "Suggest a correction" {
@@ -312,7 +313,11 @@ func TestCorrectionAndDesk(t *testing.T) {
 	if u := eval[string](t, ctx, `location.pathname`); u != "/en/desk" {
 		t.Errorf("resolving on the English desk leads to %s", u)
 	}
+	if o := eval[int](t, ctx, `document.documentElement.scrollWidth - document.documentElement.clientWidth`); o > 0 {
+		t.Errorf("the English desk at 390 px is %d px wider than the screen", o)
+	}
 	checkClean(t, p, "the walk in English")
+	setWidth(t, ctx, 1280, 900, false)
 
 	// Sign out: the desk is closed again.
 	navigate(t, ctx, ts.URL+"/desk")
