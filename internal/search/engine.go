@@ -918,13 +918,6 @@ func (r *searchRun) closeness(res *Result, docs []uint32) bitset {
 			}
 		}
 		res.Long = res.Terms >= LongQueryTerms
-		best := 0
-		for _, d := range docs {
-			if int(d) < len(sc.nterms) {
-				best = max(best, int(sc.nterms[d]))
-			}
-		}
-		_ = best
 	}
 	return close
 }

@@ -47,6 +47,10 @@ var noise = []*regexp.Regexp{
 	// [error], and a level word at the start of a line
 	regexp.MustCompile(`(?i)\b(?:level|lvl|severity)=\w+|"(?:level|lvl|severity)"\s*:\s*"\w+"|\[(?:info|warn|warning|error|debug|notice|crit|fatal|trace)\]`),
 	regexp.MustCompile(`(?i)^\s*(?:info|warn|warning|error|debug|notice|crit|critical|fatal|trace)\b:?`),
+	// Helm's frame of a failed command: Error: INSTALLATION FAILED: …,
+	// UPGRADE FAILED: …. It names the command that failed, as a log level
+	// names a severity; the message after it says what went wrong.
+	regexp.MustCompile(`\b(?:INSTALLATION|UPGRADE) FAILED:`),
 	// the keys of logfmt and JSON lines that say when and where:
 	// ts=…, "caller":"…", request_id=…
 	regexp.MustCompile(`(?i)\b(?:ts|time|timestamp|caller|logger|pid|tid|trace_?id|span_?id|request_?id|x-request-id|resourceversion|uid)=(?:"[^"]*"|\S+)`),

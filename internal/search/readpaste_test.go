@@ -18,6 +18,11 @@ func TestReadPaste(t *testing.T) {
 			`client intended to send too large body: bytes " "`},
 		{`[error] upstream timed out, upstream: "http://10.0.0.7:8080/"`, `upstream timed out "http:// /"`},
 		{`resolver 1.1.1.1 did not answer`, `resolver 1.1.1.1 did not answer`},
+		// Helm's frame names the command, not what went wrong; words in
+		// capitals elsewhere stay.
+		{`Error: INSTALLATION FAILED: cannot re-use a name that is still in use`, `cannot re-use a name that is still in use`},
+		{`Error: UPGRADE FAILED: another operation (install/upgrade/rollback) is in progress`, `another operation (install/upgrade/rollback) is in progress`},
+		{`UPGRADE of the INSTALLATION FAILED twice`, `UPGRADE of the INSTALLATION FAILED twice`},
 	} {
 		got := strings.Join(strings.Fields(readPaste(c.in, holds).text), " ")
 		if got != c.want {
