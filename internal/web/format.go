@@ -237,6 +237,63 @@ func markQuotedEnglish(s string) string {
 	return b.String()
 }
 
+// snippetQuotation is a quotation inside a search snippet, which is
+// escaped text with <mark> tags: between escaped straight quotes (with
+// entities and marks inside) or curly ones, or from an opening quote to
+// the "…" that ends a snippet cut short.
+var snippetQuotation = regexp.MustCompile(`&#34;(?:[^&]|&(?:amp|lt|gt|#39|#92);)+?&#34;|“[^“”]+”|(?:&#34;|“)(?:[^&“”]|&(?:amp|lt|gt|#39|#92);)+…$`)
+
+// markSnippetQuotes marks with lang="en" each quotation of a snippet (as
+// snippetHTML trusts it) that holds Latin letters and no Hangul, where the
+// quotation opens and closes as many marks as it holds, so that the span
+// nests. A snippet with no Hangul at all (a symptom that is an error
+// message) is marked whole.
+func markSnippetQuotes(s string) string {
+	if all := html.UnescapeString(strings.NewReplacer("<mark>", "", "</mark>", "").Replace(s)); !hasHangul(all) && hasLatin(all) {
+		return `<span lang="en">` + s + `</span>`
+	}
+	var b strings.Builder
+	last := 0
+	for _, m := range snippetQuotation.FindAllStringIndex(s, -1) {
+		q := s[m[0]:m[1]]
+		text := html.UnescapeString(strings.NewReplacer("<mark>", "", "</mark>", "").Replace(q))
+		if hasHangul(text) || !hasLatin(text) || !balancedMarks(q) {
+			continue
+		}
+		b.WriteString(s[last:m[0]])
+		b.WriteString(`<span lang="en">` + q + `</span>`)
+		last = m[1]
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// balancedMarks reports whether every <mark> of s closes within it, and
+// nothing closes in it that opened before.
+func balancedMarks(s string) bool {
+	depth := 0
+	for s != "" {
+		i := strings.IndexByte(s, '<')
+		if i < 0 {
+			break
+		}
+		s = s[i:]
+		switch {
+		case strings.HasPrefix(s, "<mark>"):
+			depth++
+		case strings.HasPrefix(s, "</mark>"):
+			if depth--; depth < 0 {
+				return false
+			}
+		}
+		s = s[1:]
+	}
+	return depth == 0
+}
+
 // snippetHTML trusts a search snippet as HTML only as far as its promise
 // goes: escaped text plus <mark> tags. Anything else that looks like markup
 // means the promise broke, and the snippet is shown as plain text instead.
@@ -248,11 +305,15 @@ func snippetHTML(s string) template.HTML {
 	return template.HTML(s)
 }
 
-// plain flattens prose to one line of text: list markers and backticks go.
+// plain flattens prose to one line of text: list markers and backticks go,
+// and a code block (a log line, an error message) becomes a quotation, so
+// that it still reads as quoted text (and q marks its language).
 func plain(s string) string {
 	var words []string
 	for _, blk := range blocks(s) {
+		code := strings.HasPrefix(blk, codeMark)
 		blk = strings.TrimPrefix(blk, codeMark)
+		from := len(words)
 		for _, l := range strings.Split(blk, "\n") {
 			if t := bullet(l); t != "" {
 				l = t
@@ -260,6 +321,10 @@ func plain(s string) string {
 				l = t
 			}
 			words = append(words, strings.Fields(strings.ReplaceAll(l, "`", ""))...)
+		}
+		if code && len(words) > from {
+			words[from] = "“" + words[from]
+			words[len(words)-1] += "”"
 		}
 	}
 	return strings.Join(words, " ")

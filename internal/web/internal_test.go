@@ -59,3 +59,24 @@ func TestFallbackPaths(t *testing.T) {
 		}
 	}
 }
+
+// TestMarkSnippetQuotes: a quotation in Latin script inside a search
+// snippet (escaped text with marks) is marked lang="en" where its span can
+// nest; a snippet with no Hangul is marked whole.
+func TestMarkSnippetQuotes(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{`메시지 &#34;Failed to <mark>determine</mark> sign in&#34; 가 떴다`, `메시지 <span lang="en">&#34;Failed to <mark>determine</mark> sign in&#34;</span> 가 떴다`},
+		{`메시지 “Can&#39;t sign in” 가 떴다`, `메시지 <span lang="en">“Can&#39;t sign in”</span> 가 떴다`},
+		{`오류 &#34;상태가 나쁘다&#34; 를 냈다`, `오류 &#34;상태가 나쁘다&#34; 를 냈다`},
+		{`<mark>오류</mark> &#34;Failed <mark>to&#34; 를</mark> 냈다`, `<mark>오류</mark> &#34;Failed <mark>to&#34; 를</mark> 냈다`},
+		{`잘린 인용 &#34;context deadline exceeded while…`, `잘린 인용 <span lang="en">&#34;context deadline exceeded while…</span>`},
+		{`TypeError: <mark>isDisabled</mark> is not a function`, `<span lang="en">TypeError: <mark>isDisabled</mark> is not a function</span>`},
+	} {
+		if got := markSnippetQuotes(c.in); got != c.want {
+			t.Errorf("markSnippetQuotes(%q)\n got %q\nwant %q", c.in, got, c.want)
+		}
+	}
+	if got := plain("예외가 났다.\n\n```\nTypeError: x is not a function\n```\n\n끝."); got != "예외가 났다. “TypeError: x is not a function” 끝." {
+		t.Errorf("plain of a code block: %q", got)
+	}
+}

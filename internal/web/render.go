@@ -164,8 +164,16 @@ func (s *Site) funcs(lang string) template.FuncMap {
 			}
 			return raw
 		},
-		"fold":    fold,
-		"snippet": snippetHTML,
+		"fold": fold,
+		// snippet is a search snippet; on a Korean page a quotation in
+		// Latin script inside it is marked lang="en", as q does.
+		"snippet": func(v string) template.HTML {
+			h := snippetHTML(v)
+			if lang == locale.KO && h == template.HTML(v) {
+				return template.HTML(markSnippetQuotes(v))
+			}
+			return h
+		},
 		// searchURL is the list's one address for a search.
 		"searchURL": func(q string) string { return listURL(lang, q) },
 		"str": func(p *string) string {

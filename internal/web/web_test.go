@@ -1021,6 +1021,9 @@ func TestCrawl(t *testing.T) {
 	pages := 0
 	answered := map[string]bool{}   // the crawled addresses that answered 200
 	titles := map[string][]string{} // the indexed pages by their titles
+	// Text in the other language not marked with its lang, on every page
+	// reached (unmarked, TestOtherLanguageMarked).
+	var unmarkedTexts []string
 	// One level of the link graph at a time, fetched by several goroutines:
 	// the site must answer concurrent readers, and -race watches it do so.
 	for len(level) > 0 {
@@ -1050,6 +1053,7 @@ func TestCrawl(t *testing.T) {
 					lang = "en"
 				}
 				checkHTML(t, p, r, lang)
+				marks := unmarked(r.body, lang)
 				var found []string
 				if !strings.Contains(p, "?") {
 					found = links(r.body)
@@ -1068,6 +1072,9 @@ func TestCrawl(t *testing.T) {
 				mu.Lock()
 				if title != "" {
 					titles[title] = append(titles[title], p)
+				}
+				for _, m := range marks {
+					unmarkedTexts = append(unmarkedTexts, p+": "+m)
 				}
 				pages++
 				next = append(next, found...)
@@ -1121,8 +1128,35 @@ func TestCrawl(t *testing.T) {
 			continue
 		}
 		fetched++
-		if r := get(t, mux, p); r.code != 200 {
+		r := get(t, mux, p)
+		if r.code != 200 {
 			t.Errorf("sitemap lists %s, which answers %d", p, r.code)
+		}
+		if strings.HasPrefix(r.header.Get("Content-Type"), "text/html") {
+			lang := "ko"
+			if strings.HasPrefix(p, "/en/") {
+				lang = "en"
+			}
+			for _, m := range unmarked(r.body, lang) {
+				unmarkedTexts = append(unmarkedTexts, p+": "+m)
+			}
+		}
+	}
+	slices.Sort(unmarkedTexts)
+	for i, u := range unmarkedTexts {
+		if i == 40 {
+			t.Errorf("… and %d more texts in the other language without their lang", len(unmarkedTexts)-40)
+			break
+		}
+		t.Error(u)
+	}
+	// Every case page was read in both languages, by the crawl or from
+	// the sitemap.
+	for _, c := range sharedIndex(t).Public().Cases() {
+		for _, p := range []string{"/cases/" + c.ID, "/en/cases/" + c.ID} {
+			if !answered[p] && !slices.Contains(listed, p) {
+				t.Errorf("neither the crawl nor the sitemap reached %s", p)
+			}
 		}
 	}
 	t.Logf("crawled %d pages, %d addresses; %d of the sitemap's %d addresses fetched apart", pages, len(seen), fetched, len(listed))
