@@ -200,6 +200,8 @@ func TestCorrectionAndDesk(t *testing.T) {
 	}
 	axeCheck("desk")
 	viewShots(t, ctx, e, "12-desk")
+	// The unreviewed cases, one page of twenty with the pager below them.
+	shot(t, ctx, e, `section[aria-labelledby=desk-unreviewed]`, "12-desk-unreviewed-paged")
 	run(t, ctx, "note", chromedp.SetValue(chromedp.CSS(`.desk-item textarea`), "Timeline fixed in the case file."))
 	clickThrough(t, ctx, `.desk-item button[value=resolve]`)
 	if n := run(t, ctx, "notice", chromedp.Text(chromedp.CSS(".notice-ok"))); !strings.Contains(n, "반영함으로 닫았습니다") {
