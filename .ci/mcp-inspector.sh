@@ -45,23 +45,38 @@ grep -q '"readOnlyHint": true' <<<"$out" || { echo "mcp-inspector: tools are not
 
 # Each example: the tool, then what its answer must hold, then one
 # --tool-arg per argument (a string as it is, anything else as JSON). The
-# Inspector exits 0 even for an isError result: read its output.
-called=()
-for ex in "${examples[@]}"; do
+# Inspector exits 0 even for an isError result: read its output. Each call
+# starts node anew (about a second of processor time), so two run at once;
+# every call's output is kept and a failure shows its own.
+run_example() { # $1: the example's number, $2: the example
+  local parts targs a out
   mapfile -t parts < <(python3 -c '
 import json, sys
 e = json.loads(sys.argv[1])
 print(e["tool"]); print(e["want"])
 for k, v in e["args"].items():
     print("%s=%s" % (k, v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)))
-' "$ex")
+' "$2")
   targs=()
   for a in "${parts[@]:2}"; do targs+=(--tool-arg "$a"); done
   out=$(cli --method tools/call --tool-name "${parts[0]}" "${targs[@]}")
   if grep -q '"isError": true' <<<"$out" || ! grep -qF -- "${parts[1]}" <<<"$out"; then
-    echo "mcp-inspector: ${parts[0]} $ex: the answer is an error or lacks ${parts[1]}:"; head -40 <<<"$out"; exit 1
+    echo "mcp-inspector: ${parts[0]} $2: the answer is an error or lacks ${parts[1]}:"; head -40 <<<"$out"; return 1
   fi
-  called+=("${parts[0]}")
+  echo "${parts[0]}" >"$tmp/called.$1"
+}
+running=() failed=0 n=0
+for ex in "${examples[@]}"; do
+  run_example "$n" "$ex" >"$tmp/example.$n.log" 2>&1 &
+  running+=($!) n=$((n + 1))
+  if [ ${#running[@]} -ge 2 ]; then wait "${running[0]}" || failed=1; running=("${running[@]:1}"); fi
+done
+for p in "${running[@]}"; do wait "$p" || failed=1; done
+if [ "$failed" != 0 ]; then cat "$tmp"/example.*.log; exit 1; fi
+called=()
+for ((i = 0; i < n; i++)); do
+  [ -f "$tmp/called.$i" ] || { echo "mcp-inspector: example $i left no answer"; cat "$tmp/example.$i.log"; exit 1; }
+  called+=("$(cat "$tmp/called.$i")")
 done
 for tool in "${tools[@]}"; do
   printf '%s\n' "${called[@]}" | grep -qx "$tool" || { echo "mcp-inspector: no example calls $tool"; exit 1; }
