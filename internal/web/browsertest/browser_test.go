@@ -104,31 +104,47 @@ func needBrowser(t *testing.T, wantAxe bool) env {
 	return e
 }
 
+// site is the one site every test of the package reads: it is read-only,
+// and building it (the corpus and its index, under -race) costs seconds of
+// processor time that five tests would spend again.
+var site struct {
+	once sync.Once
+	ts   *httptest.Server
+	c    *corpus.Corpus
+	err  error
+}
+
 // startSite serves the real site over the real embedded corpus. The base URL
 // is the test server's own address, so canonical and hreflang links are
 // internal links that the crawl checks too.
 func startSite(t *testing.T) (*httptest.Server, *corpus.Corpus) {
 	t.Helper()
+	site.once.Do(func() { site.ts, site.c, site.err = newSite() })
+	if site.err != nil {
+		t.Fatal(site.err)
+	}
+	return site.ts, site.c
+}
+
+func newSite() (*httptest.Server, *corpus.Corpus, error) {
 	c, err := corpus.LoadEmbedded()
 	if err != nil {
-		t.Fatal(err)
+		return nil, nil, err
 	}
 	ix, err := search.New(c.Vocab, c.Cases)
 	if err != nil {
-		t.Fatal(err)
+		return nil, nil, err
 	}
-	t.Cleanup(func() { ix.Close() })
 	ts := httptest.NewUnstartedServer(nil)
-	site, err := web.New(ix.Public(), web.Options{BaseURL: "http://" + ts.Listener.Addr().String()})
+	s, err := web.New(ix.Public(), web.Options{BaseURL: "http://" + ts.Listener.Addr().String()})
 	if err != nil {
-		t.Fatal(err)
+		return nil, nil, err
 	}
 	mux := http.NewServeMux()
-	site.Install(mux)
+	s.Install(mux)
 	ts.Config.Handler = mux
 	ts.Start()
-	t.Cleanup(ts.Close)
-	return ts, c
+	return ts, c, nil
 }
 
 // problems collects what the browser reports while the test runs: console
@@ -295,6 +311,7 @@ func checkClean(t *testing.T, p *problems, step string) {
 // takes screenshots, and fails on any console error or failed request.
 // Afterwards every internal link seen on the way must answer 200.
 func TestReaderJourney(t *testing.T) {
+	t.Parallel()
 	e := needBrowser(t, false)
 	ts, c := startSite(t)
 	p := &problems{}
@@ -561,6 +578,7 @@ type axeResult struct {
 // TestAccessibility runs axe-core on the main pages in both languages and
 // fails on any serious or critical violation.
 func TestAccessibility(t *testing.T) {
+	t.Parallel()
 	e := needBrowser(t, true)
 	ts, _ := startSite(t)
 	p := &problems{}
