@@ -311,7 +311,6 @@ func checkClean(t *testing.T, p *problems, step string) {
 // takes screenshots, and fails on any console error or failed request.
 // Afterwards every internal link seen on the way must answer 200.
 func TestReaderJourney(t *testing.T) {
-	t.Parallel()
 	e := needBrowser(t, false)
 	ts, c := startSite(t)
 	p := &problems{}
@@ -578,7 +577,6 @@ type axeResult struct {
 // TestAccessibility runs axe-core on the main pages in both languages and
 // fails on any serious or critical violation.
 func TestAccessibility(t *testing.T) {
-	t.Parallel()
 	e := needBrowser(t, true)
 	ts, _ := startSite(t)
 	p := &problems{}

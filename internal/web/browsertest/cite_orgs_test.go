@@ -93,7 +93,6 @@ func setWidth(t *testing.T, ctx context.Context, w int64, h int64, mobile bool) 
 // index, in both languages at desktop and phone widths, with axe on each
 // page and screenshots of the cite block and an organisation page.
 func TestCiteNeighboursAndOrgs(t *testing.T) {
-	t.Parallel()
 	e := needBrowser(t, true)
 	ts, c := startSite(t)
 	p := &problems{}

@@ -57,7 +57,6 @@ func startServer(t *testing.T) *httptest.Server {
 // reviewed, and signing out. Every page is checked with axe and
 // photographed at desktop and phone widths.
 func TestCorrectionAndDesk(t *testing.T) {
-	t.Parallel()
 	e := needBrowser(t, true)
 	ts := startServer(t)
 	p := &problems{}

@@ -15,7 +15,6 @@ import (
 // whose time labels are long. It photographs the table and the filtered
 // list.
 func TestIncidentsTopicsAndFilters(t *testing.T) {
-	t.Parallel()
 	e := needBrowser(t, true)
 	ts, c := startSite(t)
 	p := &problems{}
