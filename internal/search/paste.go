@@ -18,43 +18,114 @@ import (
 // Everything here is query analysis: the index and its terms are as the
 // analyzer makes them for the cases.
 
+// chars is a set of the characters that the patterns below cannot match
+// without: a time needs a digit and a colon, a host name a dot. A line is
+// scanned for them once, and a pattern whose characters the line lacks is
+// not run: most queries are words alone, and the regular expressions were
+// most of the cost of reading one. A pattern only blanks parts or puts a
+// service's name in their place, never one of these characters, so what a
+// line lacks at its start it lacks throughout.
+type chars uint16
+
+const (
+	digit chars = 1 << iota
+	colon
+	equals
+	quote
+	bracket // [
+	hash
+	slash
+	dot
+	dash // only before a pattern puts a name (kube-apiserver) in
+	comma
+)
+
+// charsOf is the set of the characters of line.
+func charsOf(line string) chars {
+	var c chars
+	for i := 0; i < len(line); i++ {
+		switch b := line[i]; {
+		case b >= '0' && b <= '9':
+			c |= digit
+		case b == ':':
+			c |= colon
+		case b == '=':
+			c |= equals
+		case b == '"':
+			c |= quote
+		case b == '[':
+			c |= bracket
+		case b == '#':
+			c |= hash
+		case b == '/':
+			c |= slash
+		case b == '.':
+			c |= dot
+		case b == '-':
+			c |= dash
+		case b == ',':
+			c |= comma
+		}
+	}
+	return c
+}
+
+// A gate says whether a pattern may match a line holding the characters c.
+type gate func(c chars) bool
+
+// has is the gate of a pattern that needs every character of need.
+func has(need chars) gate { return func(c chars) bool { return c&need == need } }
+
+// hasAny is the gate of a pattern each of whose alternatives needs one
+// character of need.
+func hasAny(need chars) gate { return func(c chars) bool { return c&need != 0 } }
+
+// always is the gate of a pattern that can match any line.
+func always(chars) bool { return true }
+
+// gated is a pattern with its gate.
+type gated struct {
+	re   *regexp.Regexp
+	gate gate
+}
+
 // noise is one kind of part that counts for nothing, in the order they are
 // tried on a line (earlier ones may hold later ones: a klog prefix holds a
 // time and a file:line).
-var noise = []*regexp.Regexp{
+var noise = []gated{
 	// klog/glog prefix: E1202 05:40:21.123456    1 file.go:123]
-	regexp.MustCompile(`\b[IWEF]\d{4} \d{2}:\d{2}:\d{2}(?:\.\d+)?\s+\d+\s+[\w./-]+:\d+\]`),
+	{regexp.MustCompile(`\b[IWEF]\d{4} \d{2}:\d{2}:\d{2}(?:\.\d+)?\s+\d+\s+[\w./-]+:\d+\]`), has(digit | colon)},
 	// dmesg's seconds since boot: [12345.678901]
-	regexp.MustCompile(`\[\s*\d+\.\d+\]`),
+	{regexp.MustCompile(`\[\s*\d+\.\d+\]`), has(digit | bracket | dot)},
 	// nginx's error log: the process and thread, and the connection
 	// number: 31#31: *8812; the request line it quotes, whose path and
 	// protocol are the reader's own ("POST /api/v1/avatar HTTP/1.1"),
 	// and its field names (", client: ", ", server: ").
-	regexp.MustCompile(`\b\d+#\d+: (?:\*\d+\b)?`),
-	regexp.MustCompile(`"(?:GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS|CONNECT) [^"\s]* HTTP/\d(?:\.\d)?"`),
-	regexp.MustCompile(`, (?:client|server|request|upstream|host|referrer): `),
+	{regexp.MustCompile(`\b\d+#\d+: (?:\*\d+\b)?`), has(digit | hash)},
+	{regexp.MustCompile(`"(?:GET|HEAD|POST|PUT|PATCH|DELETE|OPTIONS|CONNECT) [^"\s]* HTTP/\d(?:\.\d)?"`), has(quote | slash)},
+	{regexp.MustCompile(`, (?:client|server|request|upstream|host|referrer): `), has(comma | colon)},
 	// dates and times: 2024-12-02T05:40:21.123Z, 2024/12/02 05:40:21,
 	// Dec  2 05:40:21, 05:40:21.123
-	regexp.MustCompile(`\b\d{4}[-/]\d{2}[-/]\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2}\b)?`),
-	regexp.MustCompile(`\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +\d{1,2} \d{2}:\d{2}:\d{2}\b`),
-	regexp.MustCompile(`\b\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2}\b)?`),
+	{regexp.MustCompile(`\b\d{4}[-/]\d{2}[-/]\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2}\b)?`), has(digit)},
+	{regexp.MustCompile(`\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) +\d{1,2} \d{2}:\d{2}:\d{2}\b`), has(digit | colon)},
+	{regexp.MustCompile(`\b\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2}\b)?`), has(digit | colon)},
 	// callers: proxier.go:610, (Main.java:42), caller=etcdserver/util.go:170
-	regexp.MustCompile(`[\w./-]+\.(?:go|py|java|kt|scala|rb|js|ts|c|cc|cpp|h|rs|cs|php|ex|erl):\d+(?::\d+)?`),
+	{regexp.MustCompile(`[\w./-]+\.(?:go|py|java|kt|scala|rb|js|ts|c|cc|cpp|h|rs|cs|php|ex|erl):\d+(?::\d+)?`), has(digit | colon | dot)},
 	// UUIDs and long hex ids (container ids, digests, trace ids, 0x…)
-	regexp.MustCompile(`(?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`),
-	regexp.MustCompile(`(?i)\b0x[0-9a-f]+\b`),
+	{regexp.MustCompile(`(?i)\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b`), has(dash)},
+	{regexp.MustCompile(`(?i)\b0x[0-9a-f]+\b`), has(digit)},
 	// log levels where a logger writes them: level=error, "level":"warn",
 	// [error], and a level word at the start of a line
-	regexp.MustCompile(`(?i)\b(?:level|lvl|severity)=\w+|"(?:level|lvl|severity)"\s*:\s*"\w+"|\[(?:info|warn|warning|error|debug|notice|crit|fatal|trace)\]`),
-	regexp.MustCompile(`(?i)^\s*(?:info|warn|warning|error|debug|notice|crit|critical|fatal|trace)\b:?`),
+	{regexp.MustCompile(`(?i)\b(?:level|lvl|severity)=\w+|"(?:level|lvl|severity)"\s*:\s*"\w+"|\[(?:info|warn|warning|error|debug|notice|crit|fatal|trace)\]`), hasAny(equals | quote | bracket)},
+	{regexp.MustCompile(`(?i)^\s*(?:info|warn|warning|error|debug|notice|crit|critical|fatal|trace)\b:?`), always},
 	// Helm's frame of a failed command: Error: INSTALLATION FAILED: …,
 	// UPGRADE FAILED: …. It names the command that failed, as a log level
 	// names a severity; the message after it says what went wrong.
-	regexp.MustCompile(`\b(?:INSTALLATION|UPGRADE) FAILED:`),
+	{regexp.MustCompile(`\b(?:INSTALLATION|UPGRADE) FAILED:`), has(colon)},
 	// the keys of logfmt and JSON lines that say when and where:
 	// ts=…, "caller":"…", request_id=…
-	regexp.MustCompile(`(?i)\b(?:ts|time|timestamp|caller|logger|pid|tid|trace_?id|span_?id|request_?id|x-request-id|resourceversion|uid)=(?:"[^"]*"|\S+)`),
-	regexp.MustCompile(`(?i)"(?:ts|time|timestamp|@timestamp|caller|logger|pid|tid|trace_?id|span_?id|request_?id|resourceVersion|uid)"\s*:\s*(?:"[^"]*"|[\d.e+-]+)`),
+	{regexp.MustCompile(`(?i)\b(?:ts|time|timestamp|caller|logger|pid|tid|trace_?id|span_?id|request_?id|x-request-id|resourceversion|uid)=(?:"[^"]*"|\S+)`), has(equals)},
+	{regexp.MustCompile(`(?i)"(?:ts|time|timestamp|@timestamp|caller|logger|pid|tid|trace_?id|span_?id|request_?id|resourceVersion|uid)"\s*:\s*(?:"[^"]*"|[\d.e+-]+)`), has(quote | colon)},
 }
 
 // hexID is how a word made of hexadecimal digits is told from a word: it
@@ -158,6 +229,12 @@ type pasteRead struct {
 // ports and signatures stand for. keep reports whether the index holds a
 // token whole ("1.1.1.1" names a resolver); such tokens stay.
 func readPaste(text string, keep func(string) bool) pasteRead {
+	return readPasteGated(text, keep, true)
+}
+
+// readPasteGated is readPaste, with the patterns' gates (chars) obeyed or,
+// for the test that holds them to the patterns, not.
+func readPasteGated(text string, keep func(string) bool, gates bool) pasteRead {
 	var out pasteRead
 	var b strings.Builder
 	seen := map[string]bool{}
@@ -168,6 +245,10 @@ func readPaste(text string, keep func(string) bool) pasteRead {
 		}
 	}
 	for _, line := range strings.Split(text, "\n") {
+		in := ^chars(0)
+		if gates {
+			in = charsOf(line)
+		}
 		// blankIf keeps a match the index holds whole, unless always: the
 		// noise patterns (times, callers, log levels) go whatever the
 		// index holds ("[error]" is a level, though cases say error).
@@ -184,42 +265,56 @@ func readPaste(text string, keep func(string) bool) pasteRead {
 				return r
 			})
 		}
-		blank := func(re *regexp.Regexp, with func(m []string) string) { blankIf(false, re, with) }
+		blank := func(need chars, re *regexp.Regexp, with func(m []string) string) {
+			if in&need == need {
+				blankIf(false, re, with)
+			}
+		}
 		for _, s := range signatures {
 			if s.re.MatchString(line) {
 				add(s.means)
 			}
 		}
-		for _, re := range noise {
-			blankIf(true, re, nil)
+		for _, n := range noise {
+			if n.gate(in) {
+				blankIf(true, n.re, nil)
+			}
 		}
-		line = hexWord.ReplaceAllStringFunc(line, func(s string) string {
-			if hexID(strings.TrimPrefix(strings.ToLower(s), "sha256:")) {
-				out.noise++
-				return " "
-			}
-			return s
-		})
-		portWord := func(m []string) string { return wellKnownPorts[m[len(m)-1]] }
-		blank(ipPort, portWord)
-		blank(ipv6, nil)
-		line = port.ReplaceAllStringFunc(line, func(s string) string {
-			m := port.FindStringSubmatch(s)
-			out.noise++
-			return m[1] + " " + wellKnownPorts[m[2]] + " "
-		})
-		line = podName.ReplaceAllStringFunc(line, func(s string) string {
-			m := podName.FindStringSubmatch(s)
-			if !strings.ContainsAny(m[2], "0123456789") || (keep != nil && keep(s)) {
+		if in&digit != 0 { // hexID wants a digit
+			line = hexWord.ReplaceAllStringFunc(line, func(s string) string {
+				if hexID(strings.TrimPrefix(strings.ToLower(s), "sha256:")) {
+					out.noise++
+					return " "
+				}
 				return s
-			}
-			out.noise++
-			return m[1]
-		})
-		blank(hostName, nil)
-		blank(bigNumber, nil)
-		blank(slashPair, nil)
-		line = logKey.ReplaceAllString(line, " ")
+			})
+		}
+		portWord := func(m []string) string { return wellKnownPorts[m[len(m)-1]] }
+		blank(digit, ipPort, portWord)
+		blank(colon, ipv6, nil)
+		if in&(digit|colon) == digit|colon {
+			line = port.ReplaceAllStringFunc(line, func(s string) string {
+				m := port.FindStringSubmatch(s)
+				out.noise++
+				return m[1] + " " + wellKnownPorts[m[2]] + " "
+			})
+		}
+		if in&digit != 0 { // the suffix that is blanked holds a digit
+			line = podName.ReplaceAllStringFunc(line, func(s string) string {
+				m := podName.FindStringSubmatch(s)
+				if !strings.ContainsAny(m[2], "0123456789") || (keep != nil && keep(s)) {
+					return s
+				}
+				out.noise++
+				return m[1]
+			})
+		}
+		blank(dot, hostName, nil)
+		blank(digit, bigNumber, nil)
+		blank(slash, slashPair, nil)
+		if in&(equals|quote) != 0 {
+			line = logKey.ReplaceAllString(line, " ")
+		}
 		if strings.TrimSpace(line) != "" {
 			out.lines++
 		}
