@@ -60,7 +60,11 @@ func (ds *docSnips) adjacent(a, b uint32) bool {
 	for l := range ds {
 		for f := range ds[l] {
 			st := &ds[l][f]
-			pa, pb := st.occurrences(a), st.occurrences(b)
+			pa := st.occurrences(a)
+			if len(pa) == 0 { // most fields lack most terms: b need not be looked up
+				continue
+			}
+			pb := st.occurrences(b)
 			for i, j := 0, 0; i < len(pa) && j < len(pb); {
 				switch {
 				case pb[j] == pa[i]+1:
