@@ -70,15 +70,21 @@ func charsOf(line string) chars {
 	return c
 }
 
+// all reports whether c holds every character of need.
+func (c chars) all(need chars) bool { return c&need == need }
+
+// any reports whether c holds some character of need.
+func (c chars) any(need chars) bool { return c&need != 0 }
+
 // A gate says whether a pattern may match a line holding the characters c.
 type gate func(c chars) bool
 
 // has is the gate of a pattern that needs every character of need.
-func has(need chars) gate { return func(c chars) bool { return c&need == need } }
+func has(need chars) gate { return func(c chars) bool { return c.all(need) } }
 
 // hasAny is the gate of a pattern each of whose alternatives needs one
 // character of need.
-func hasAny(need chars) gate { return func(c chars) bool { return c&need != 0 } }
+func hasAny(need chars) gate { return func(c chars) bool { return c.any(need) } }
 
 // always is the gate of a pattern that can match any line.
 func always(chars) bool { return true }
@@ -266,7 +272,7 @@ func readPasteGated(text string, keep func(string) bool, gates bool) pasteRead {
 			})
 		}
 		blank := func(need chars, re *regexp.Regexp, with func(m []string) string) {
-			if in&need == need {
+			if in.all(need) {
 				blankIf(false, re, with)
 			}
 		}
@@ -280,7 +286,7 @@ func readPasteGated(text string, keep func(string) bool, gates bool) pasteRead {
 				blankIf(true, n.re, nil)
 			}
 		}
-		if in&digit != 0 { // hexID wants a digit
+		if in.all(digit) { // hexID wants a digit
 			line = hexWord.ReplaceAllStringFunc(line, func(s string) string {
 				if hexID(strings.TrimPrefix(strings.ToLower(s), "sha256:")) {
 					out.noise++
@@ -292,14 +298,14 @@ func readPasteGated(text string, keep func(string) bool, gates bool) pasteRead {
 		portWord := func(m []string) string { return wellKnownPorts[m[len(m)-1]] }
 		blank(digit, ipPort, portWord)
 		blank(colon, ipv6, nil)
-		if in&(digit|colon) == digit|colon {
+		if in.all(digit | colon) {
 			line = port.ReplaceAllStringFunc(line, func(s string) string {
 				m := port.FindStringSubmatch(s)
 				out.noise++
 				return m[1] + " " + wellKnownPorts[m[2]] + " "
 			})
 		}
-		if in&digit != 0 { // the suffix that is blanked holds a digit
+		if in.all(digit) { // the suffix that is blanked holds a digit
 			line = podName.ReplaceAllStringFunc(line, func(s string) string {
 				m := podName.FindStringSubmatch(s)
 				if !strings.ContainsAny(m[2], "0123456789") || (keep != nil && keep(s)) {
@@ -312,7 +318,7 @@ func readPasteGated(text string, keep func(string) bool, gates bool) pasteRead {
 		blank(dot, hostName, nil)
 		blank(digit, bigNumber, nil)
 		blank(slash, slashPair, nil)
-		if in&(equals|quote) != 0 {
+		if in.any(equals | quote) {
 			line = logKey.ReplaceAllString(line, " ")
 		}
 		if strings.TrimSpace(line) != "" {

@@ -249,14 +249,14 @@ var snippetQuotation = regexp.MustCompile(`&#34;(?:[^&]|&(?:amp|lt|gt|#39|#92);)
 // nests. A snippet with no Hangul at all (a symptom that is an error
 // message) is marked whole.
 func markSnippetQuotes(s string) string {
-	if all := html.UnescapeString(strings.NewReplacer("<mark>", "", "</mark>", "").Replace(s)); !hasHangul(all) && hasLatin(all) {
+	if all := snippetText(s); !hasHangul(all) && hasLatin(all) {
 		return `<span lang="en">` + s + `</span>`
 	}
 	var b strings.Builder
 	last := 0
 	for _, m := range snippetQuotation.FindAllStringIndex(s, -1) {
 		q := s[m[0]:m[1]]
-		text := html.UnescapeString(strings.NewReplacer("<mark>", "", "</mark>", "").Replace(q))
+		text := snippetText(q)
 		if hasHangul(text) || !hasLatin(text) || !balancedMarks(q) {
 			continue
 		}
@@ -270,6 +270,13 @@ func markSnippetQuotes(s string) string {
 	b.WriteString(s[last:])
 	return b.String()
 }
+
+// unmark takes a snippet's <mark> tags out.
+var unmark = strings.NewReplacer("<mark>", "", "</mark>", "")
+
+// snippetText is the text a part of a snippet shows: its marks out, its
+// entities decoded.
+func snippetText(s string) string { return html.UnescapeString(unmark.Replace(s)) }
 
 // balancedMarks reports whether every <mark> of s closes within it, and
 // nothing closes in it that opened before.
