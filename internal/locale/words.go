@@ -147,6 +147,7 @@ var words = map[string]pair{
 	"search.label":       {"사례 검색", "Search the cases"},
 	"search.placeholder": {"예: conntrack, DNS 오류", "e.g. conntrack, DNS errors"},
 	"search.button":      {"검색", "Search"},
+	"search.hint":        {"낱말, 오류 메시지, 여러 줄 로그를 그대로 붙여 넣을 수 있습니다. Enter 는 줄을 바꾸니, 찾을 때는 검색 버튼을 누르세요.", "Words, an error message or several log lines, pasted as they are. Enter starts a new line; press Search to search."},
 
 	"home.title":         {"인프라 장애 사례 라이브러리", "Infrastructure incident library"},
 	"home.heading":       {"남의 장애에서 먼저 배우기", "Learn from other people's outages first"},
@@ -238,6 +239,8 @@ var words = map[string]pair{
 	"list.none":               {"맞는 사례가 없습니다", "No cases match"},
 	"list.none_hint":          {"낱말을 줄이거나 조건을 빼 보세요. 로그 한 줄을 통째로 넣어도 됩니다.", "Try fewer words or remove a filter. Pasting a whole log line works too."},
 	"list.close":              {"검색어를 낱말 %d개로 읽었습니다. 그 절반 이상이 들어 있는 사례는 %d건이고, 옆의 분류 숫자와 아래 줄은 이 사례들을 셉니다.", "The query was read as %d terms; %d cases hold at least half of them, and the counts beside and below describe those."},
+	"list.cut":                {"검색어가 길어 앞의 %d바이트만 읽었습니다. 오류가 드러난 줄만 남기면 더 잘 찾습니다.", "The query was long, so only its first %d bytes were read; keep the lines that show the error."},
+	"list.close_one":          {"검색어를 낱말 %d개로 읽었습니다. 그 절반 이상이 들어 있는 사례는 1건이고, 옆의 분류 숫자와 아래 줄은 이 사례를 셉니다.", "The query was read as %d terms; one case holds at least half of them, and the counts beside and below describe it."},
 	"list.loose":              {"나머지 %d건은 몇 낱말만 겹쳐 뒤에 나옵니다.", "The other %d share only a few words and come after them."},
 	"list.no_close":           {"가깝게 맞는 사례가 없습니다. 오류 메시지의 핵심 낱말 몇 개로 다시 찾아보세요.", "No case matches closely; try the error's key words alone."},
 	"list.top_components":     {"이 %d건에서 가장 많이 나오는 구성 요소:", "Components that come up most in these %d cases:"},

@@ -826,7 +826,10 @@ func (ix *Index) search(q Query) (*Result, error) {
 		return nil, err
 	}
 	defer ix.admit()()
-	p := ix.plan(clean(q.Text, &notes), &notes)
+	before := len(notes)
+	text := clean(q.Text, &notes)
+	cut := len(notes) > before // clean's one note: the query was cut
+	p := ix.plan(text, &notes)
 	ix.mu.RLock()
 	defer ix.mu.RUnlock()
 	allowed := ix.allowed(&q)
@@ -837,7 +840,7 @@ func (ix *Index) search(q Query) (*Result, error) {
 	}()
 	r := &searchRun{ix: ix, q: &q, p: p, sc: sc}
 	hits, docs := r.match(allowed)
-	res := &Result{Total: len(docs), Offset: q.Offset, Limit: q.Limit, Notes: notes, Terms: p.informative()}
+	res := &Result{Total: len(docs), Offset: q.Offset, Limit: q.Limit, Notes: notes, Terms: p.informative(), Cut: cut}
 	close := r.closeness(res, docs)
 	r.weak(res, docs)
 	if q.Offset < len(docs) {

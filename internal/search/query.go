@@ -130,6 +130,9 @@ type Result struct {
 	// weak-match note (WeakNote), and every face shows it.
 	Confidence float64
 	Weak       bool
+	// Cut is set when the query was longer than MaxQueryBytes and only its
+	// start was read (Notes says so too).
+	Cut bool
 }
 
 // LongQueryTerms is where a query counts as long: pasted text rather than a

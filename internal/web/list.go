@@ -238,6 +238,7 @@ type listData struct {
 	// says how many hold at least half of its terms (Close) and describes
 	// those; the loose remainder is counted apart.
 	Long                bool
+	Cut                 int  // the bytes of the query read, when it was cut
 	Weak                bool // the best hit is weak by its confidence (search.Result.Weak)
 	Close, Loose, Terms int
 	Described           int // the cases the facets and the top line count
@@ -310,7 +311,7 @@ func (s *Site) caseList(w http.ResponseWriter, r *http.Request, lang string) err
 	d := s.listData(st, res, capProblems(lang, problems))
 	title := locale.T(lang, "list.title")
 	if st.q != "" {
-		title = locale.Tf(lang, "list.title_q", st.q)
+		title = locale.Tf(lang, "list.title_q", queryTitle(st.q))
 	}
 	// A filtered list is titled by its filters, so that two lists never
 	// share a title: "사례 목록 — 분야: DNS · 연도: 2024년부터".
@@ -333,6 +334,9 @@ func (s *Site) caseList(w http.ResponseWriter, r *http.Request, lang string) err
 func (s *Site) listData(st listState, res *search.Result, problems []string) listData {
 	d := listData{Query: st.q, Sort: st.sort, Problems: problems, Total: res.Total, Hits: res.Hits, Long: res.Long, Close: res.Close, Terms: res.Terms}
 	d.Loose = res.Total - res.Close
+	if res.Cut {
+		d.Cut = search.MaxQueryBytes
+	}
 	d.Weak = res.Weak
 	d.Described = res.Total
 	if res.Long {
@@ -475,6 +479,19 @@ const (
 	echoRunes   = 40
 	maxProblems = 5
 )
+
+// queryTitle is the query as a page title: a pasted log can hold many
+// lines and 2,000 bytes, and a title shows one short line, so its white
+// space is folded and it is cut to titleRunes.
+func queryTitle(q string) string {
+	q = strings.Join(strings.Fields(q), " ")
+	if r := []rune(q); len(r) > titleRunes {
+		return string(r[:titleRunes]) + "…"
+	}
+	return q
+}
+
+const titleRunes = 60
 
 // echo returns v cut for quoting back to the reader.
 func echo(v string) string {
