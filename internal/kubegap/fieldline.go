@@ -24,15 +24,33 @@ const maxFieldFile = 8 << 20
 // fieldLines sets each finding's FieldLine: the line, in the object's file,
 // of the field the finding names (checks.Finding.Field), or of the nearest
 // enclosing field the file writes when that one is absent (a probe left to
-// its defaults points at its container). Objects from chart templates,
-// from standard input and from live clusters keep FieldLine 0: their files
-// are not what was scanned. Each file is parsed once.
+// its defaults points at its container). An object a chart's template on
+// disk rendered gets the template's line of the field, as far as the
+// template's text decides it (templateFieldLine). Objects from standard
+// input, from live clusters, from packaged charts and from kustomize
+// keep FieldLine 0: no file holds what was scanned. Each file is parsed
+// once.
 func fieldLines(fs []checks.Finding, sources map[inventory.Ref]inventory.Source) {
 	files := map[string]map[int][]*yaml.Node{}
+	templates := map[string][]byte{}
 	for i := range fs {
 		f := &fs[i]
 		src, ok := sources[f.Object]
-		if f.Field == "" || !ok || src.File == "" || src.File == manifest.StdinName || src.Template != "" || src.Line <= 0 {
+		if f.Field == "" || !ok || src.File == "" || src.File == manifest.StdinName {
+			continue
+		}
+		if src.FromTemplate {
+			text, seen := templates[src.File]
+			if !seen {
+				text = readTemplate(src.File)
+				templates[src.File] = text
+			}
+			if text != nil {
+				f.FieldLine = templateFieldLine(text, f.Object.Kind, f.Field)
+			}
+			continue
+		}
+		if src.Template != "" || src.Line <= 0 {
 			continue
 		}
 		byLine, seen := files[src.File]
@@ -47,6 +65,21 @@ func fieldLines(fs []checks.Finding, sources map[inventory.Ref]inventory.Source)
 			}
 		}
 	}
+}
+
+// readTemplate reads a chart template on disk, or gives nil (a packaged
+// chart's template, named inside the chart, is no file; a file too large
+// to parse for a line is left).
+func readTemplate(file string) []byte {
+	st, err := os.Stat(file)
+	if err != nil || !st.Mode().IsRegular() || st.Size() > maxFieldFile {
+		return nil
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil
+	}
+	return b
 }
 
 // mappingsByLine indexes the mappings of docs that name a kind (objects,

@@ -83,6 +83,8 @@ type Stream struct {
 	// own; otherwise objects are at their lines in the stream.
 	FixedLine bool
 	Line      int
+	// FromTemplate: Name is the chart template that rendered the stream.
+	FromTemplate bool
 }
 
 // ReadFiles is ReadInput with the defaults that stops at the first
@@ -193,6 +195,7 @@ func (rd *reading) readAll(paths []string) error {
 			if st.FixedLine {
 				fn = func(d manifest.Doc) error {
 					d.Line = st.Line
+					d.FromTemplate = st.FromTemplate
 					return rd.read(d)
 				}
 			}
@@ -290,7 +293,7 @@ func (rd *reading) addObject(k inventory.Kind, d manifest.Doc, where manifest.Pr
 // number) is filed without those fields, which it returns: they are
 // unknown, and the rest of the object is scanned.
 func (rd *reading) file(k inventory.Kind, d manifest.Doc) (inventory.Filed, []manifest.PlaceholderField, error) {
-	src := inventory.Source{File: d.File, Line: d.Line, Template: d.Template}
+	src := inventory.Source{File: d.File, Line: d.Line, Template: d.Template, FromTemplate: d.FromTemplate}
 	filed, err := rd.inv.AddObject(k, d.JSON, src, rd.o.Namespace)
 	if err == nil || errors.As(err, new(*inventory.DuplicateError)) {
 		return filed, nil, err

@@ -50,6 +50,9 @@ type Source struct {
 	// Template is the chart template that produced the object (Helm's
 	// "# Source:" comment), when known.
 	Template string
+	// FromTemplate is set when File is the chart template that rendered
+	// the object, on disk: its lines are the template's, not the object's.
+	FromTemplate bool
 	// NamespaceAssumed is set when the object named no namespace and took
 	// the default one, as kubectl apply -n would give it.
 	NamespaceAssumed bool

@@ -24,6 +24,9 @@ type Doc struct {
 	// Template is the template that produced the object (Helm's "# Source:"
 	// comment), when the reader knows it.
 	Template string
+	// FromTemplate is set by the caller when File is the chart template
+	// that rendered the object (render.Doc.FromTemplate).
+	FromTemplate bool
 	// JSON is the object, or nil when the caller's want function declined it.
 	JSON []byte
 }

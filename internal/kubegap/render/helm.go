@@ -139,11 +139,17 @@ func Chart(ctx context.Context, o ChartOptions) ([]Doc, error) {
 	}
 	place := templatePlace(o.Chart, st.IsDir(), ch.Name())
 	var docs []Doc
+	// A template on disk is named by its path there; one inside an archive
+	// keeps Helm's name, and no file holds its text.
+	doc := func(name, content string) Doc {
+		file, onDisk := place(name)
+		return Doc{File: file, YAML: []byte(content), FromTemplate: onDisk}
+	}
 	for _, m := range manifests {
-		docs = append(docs, Doc{File: place(m.Name), YAML: []byte(m.Content)})
+		docs = append(docs, doc(m.Name, m.Content))
 	}
 	for _, h := range hooks {
-		docs = append(docs, Doc{File: place(h.Path), YAML: []byte(h.Manifest)})
+		docs = append(docs, doc(h.Path, h.Manifest))
 	}
 	return docs, nil
 }
@@ -152,21 +158,21 @@ func Chart(ctx context.Context, o ChartOptions) ([]Doc, error) {
 // "chart/charts/sub/templates/y.yaml") to the file on disk when the chart
 // is a folder and the file is there; otherwise (a packaged chart, or a
 // subchart packaged in charts/) Helm's name is kept: it is the path inside
-// the chart.
-func templatePlace(chartPath string, isDir bool, name string) func(string) string {
-	return func(tpl string) string {
+// the chart. onDisk says which.
+func templatePlace(chartPath string, isDir bool, name string) func(string) (place string, onDisk bool) {
+	return func(tpl string) (string, bool) {
 		if !isDir {
-			return tpl
+			return tpl, false
 		}
 		rest, ok := strings.CutPrefix(tpl, name+"/")
 		if !ok {
-			return tpl
+			return tpl, false
 		}
 		p := filepath.Join(chartPath, filepath.FromSlash(rest))
 		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
-			return p
+			return p, true
 		}
-		return tpl
+		return tpl, false
 	}
 }
 

@@ -27,6 +27,10 @@ type Doc struct {
 	// Line is the line in File where the object starts, or 0 when it is not
 	// known: a template's output lines are not the template's lines.
 	Line int
+	// FromTemplate is set when File is a chart template whose output YAML
+	// is: its lines are the template's, which kubegap reads for the line
+	// of a finding's field (templateFieldLine).
+	FromTemplate bool
 	// YAML is the document as rendered.
 	YAML []byte
 }
@@ -66,7 +70,7 @@ func relocate(d Doc, me *manifest.Error) error {
 func Streams(docs []Doc) []kubegap.Stream {
 	out := make([]kubegap.Stream, len(docs))
 	for i, d := range docs {
-		out[i] = kubegap.Stream{Name: d.File, R: bytes.NewReader(d.YAML), Line: d.Line, FixedLine: true}
+		out[i] = kubegap.Stream{Name: d.File, R: bytes.NewReader(d.YAML), Line: d.Line, FixedLine: true, FromTemplate: d.FromTemplate}
 	}
 	return out
 }
