@@ -405,7 +405,7 @@ func kustomizeFolders(files []string, stderr io.Writer) (paths []string, streams
 			paths = append(paths, p)
 			continue
 		}
-		docs, err := render.Kustomize(p)
+		docs, err := render.KustomizeWith(p, render.KustomizeOptions{Skim: mcptools.MetadataOnly})
 		if err == nil && len(docs) > 0 {
 			fmt.Fprintf(stderr, "kubegap: -f %s holds a kustomization: built it, as -k %s does, and scanned the %d %s it builds (not its files as they are)\n", p, p, len(docs), pluralS(len(docs), "object", "objects"))
 			streams = append(streams, render.Streams(docs)...)

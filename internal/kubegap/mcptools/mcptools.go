@@ -64,6 +64,18 @@ type Render struct {
 	Set       []string
 	Release   string
 	Kustomize string
+	// skim: a scan builds the kinds it reads only the metadata of from
+	// their metadata (render.KustomizeOptions.Skim); the render command
+	// prints them whole.
+	skim func(apiVersion, kind string) bool
+}
+
+// MetadataOnly reports whether a scan reads only the metadata of the
+// objects of this apiVersion and kind (CustomResourceDefinitions,
+// Namespaces).
+func MetadataOnly(apiVersion, kind string) bool {
+	k, ok := inventory.Lookup(apiVersion, kind)
+	return ok && inventory.Info(k).MetadataOnly
 }
 
 // Docs renders the chart or builds the kustomization: the documents a scan
@@ -87,7 +99,7 @@ func (r Render) Docs(ctx context.Context, namespace string, kv manifest.KubeVers
 			Release: r.Release, Namespace: namespace, KubeVersion: "v" + kv.String() + ".0"})
 	default:
 		what = "kustomization " + r.Kustomize
-		docs, err = render.Kustomize(r.Kustomize)
+		docs, err = render.KustomizeWith(r.Kustomize, render.KustomizeOptions{Skim: r.skim})
 	}
 	if err != nil {
 		return nil, err
@@ -103,6 +115,7 @@ func (r Render) Docs(ctx context.Context, namespace string, kv manifest.KubeVers
 // gives them, removed API versions), each located at its template or
 // source file. The command line and the scan tool share it.
 func ReadRendered(ctx context.Context, r Render, cs []*checks.Check, o kubegap.ReadOptions) (*inventory.Inventory, *kubegap.Input, []manifest.Problem, error) {
+	r.skim = MetadataOnly
 	docs, err := r.Docs(ctx, o.Namespace, o.KubeVersion)
 	if err != nil {
 		return nil, nil, nil, err

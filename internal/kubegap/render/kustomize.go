@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,6 +15,8 @@ import (
 	"sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 	"sigs.k8s.io/yaml"
+
+	yaml3 "go.yaml.in/yaml/v3"
 
 	"github.com/incidentlib/incidentlib/internal/kubegap/manifest"
 )
@@ -26,6 +29,29 @@ import (
 // can be told apart in that file; objects a generator made are located at
 // the kustomization that configured it.
 func Kustomize(dir string) ([]Doc, error) {
+	return KustomizeWith(dir, KustomizeOptions{})
+}
+
+// KustomizeOptions says how to build a kustomization.
+type KustomizeOptions struct {
+	// Skim, when set, names the kinds a scan reads only the metadata of:
+	// their documents in resource files of skimFrom bytes or more are
+	// handed to kustomize with their apiVersion, kind and metadata alone.
+	// A CustomResourceDefinition's schema is most of an operator's
+	// manifests (argo-cd's are 1.5 MB), and kustomize's parsing, copying
+	// and encoding of it was most of a build. A build the skimmed objects
+	// make fail (a JSON patch or a replacement that reads their spec) is
+	// built again whole. The objects of other kinds come out the same
+	// (TestSkimmedBuildSame).
+	Skim func(apiVersion, kind string) bool
+}
+
+// skimFrom is the size of the resource files Skim looks into: a small
+// file costs kustomize little, and reading it twice would cost more.
+const skimFrom = 32 << 10
+
+// KustomizeWith is Kustomize with options.
+func KustomizeWith(dir string, o KustomizeOptions) ([]Doc, error) {
 	st, err := os.Stat(dir)
 	if err != nil {
 		return nil, fmt.Errorf("kustomization %s: %w", dir, unwrapPath(err))
@@ -52,8 +78,12 @@ func Kustomize(dir string) ([]Doc, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", kfile, err)
 	}
-	fsys := &originFS{FileSystem: filesys.MakeFsOnDisk(), file: filepath.Join(absDir, filepath.Base(kfile)), data: withOrigins}
+	fsys := &originFS{FileSystem: filesys.MakeFsOnDisk(), file: filepath.Join(absDir, filepath.Base(kfile)), data: withOrigins, skim: o.Skim}
 	m, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(fsys, absDir)
+	if err != nil && fsys.skimmed {
+		fsys.skim = nil // built again whole: the skimmed objects were needed
+		m, err = krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(fsys, absDir)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("build kustomization %s: %w", dir, err)
 	}
@@ -147,13 +177,82 @@ type originFS struct {
 	filesys.FileSystem
 	file string
 	data []byte
+	// skim and skimmed: KustomizeOptions.Skim, and whether it took
+	// anything out.
+	skim    func(apiVersion, kind string) bool
+	skimmed bool
 }
 
 func (f *originFS) ReadFile(path string) ([]byte, error) {
 	if abs, err := filepath.Abs(path); err == nil && abs == f.file {
 		return slices.Clone(f.data), nil
 	}
-	return f.FileSystem.ReadFile(path)
+	b, err := f.FileSystem.ReadFile(path)
+	if err != nil || f.skim == nil || len(b) < skimFrom {
+		return b, err
+	}
+	if out, ok := skimDocs(b, f.skim); ok {
+		f.skimmed = true
+		return out, nil
+	}
+	return b, nil
+}
+
+// skimDocs keeps only apiVersion, kind and metadata of each document of b
+// whose kind skim names; ok is false when it keeps all of b (nothing to
+// skim, or b does not parse: kustomize then says why).
+func skimDocs(b []byte, skim func(apiVersion, kind string) bool) (out []byte, ok bool) {
+	dec := yaml3.NewDecoder(bytes.NewReader(b))
+	var docs []*yaml3.Node
+	changed := false
+	for {
+		var n yaml3.Node
+		if err := dec.Decode(&n); err != nil {
+			if !errors.Is(err, io.EOF) {
+				return nil, false
+			}
+			break
+		}
+		if len(n.Content) == 1 && n.Content[0].Kind == yaml3.MappingNode {
+			m := n.Content[0]
+			if skim(scalarOf(m, "apiVersion"), scalarOf(m, "kind")) {
+				var kept []*yaml3.Node
+				for i := 0; i+1 < len(m.Content); i += 2 {
+					switch m.Content[i].Value {
+					case "apiVersion", "kind", "metadata":
+						kept = append(kept, m.Content[i], m.Content[i+1])
+					}
+				}
+				changed = changed || len(kept) < len(m.Content)
+				m.Content = kept
+			}
+		}
+		docs = append(docs, &n)
+	}
+	if !changed {
+		return nil, false
+	}
+	var buf bytes.Buffer
+	enc := yaml3.NewEncoder(&buf)
+	enc.SetIndent(2)
+	for _, d := range docs {
+		if err := enc.Encode(d); err != nil {
+			return nil, false
+		}
+	}
+	if enc.Close() != nil {
+		return nil, false
+	}
+	return buf.Bytes(), true
+}
+
+func scalarOf(m *yaml3.Node, key string) string {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key && m.Content[i+1].Kind == yaml3.ScalarNode {
+			return m.Content[i+1].Value
+		}
+	}
+	return ""
 }
 
 // refuseRemote walks the kustomizations reachable from dir and refuses
