@@ -12,6 +12,7 @@ import (
 
 	"sigs.k8s.io/kustomize/api/konfig"
 	"sigs.k8s.io/kustomize/api/krusty"
+	"sigs.k8s.io/kustomize/api/resmap"
 	"sigs.k8s.io/kustomize/api/types"
 	"sigs.k8s.io/kustomize/kyaml/filesys"
 	"sigs.k8s.io/yaml"
@@ -44,6 +45,12 @@ type KustomizeOptions struct {
 	// built again whole. The objects of other kinds come out the same
 	// (TestSkimmedBuildSame).
 	Skim func(apiVersion, kind string) bool
+	// KustomizeOrigins places every object by kustomize's origin
+	// annotations alone, not by the tags kubegap puts on each resource
+	// file's objects first (the same places, TestTaggedBuildSame, in half
+	// the time: with origins asked for, kustomize records every
+	// transformer on every object too).
+	KustomizeOrigins bool
 }
 
 // skimFrom is the size of the resource files Skim looks into: a small
@@ -52,42 +59,59 @@ const skimFrom = 32 << 10
 
 // KustomizeWith is Kustomize with options.
 func KustomizeWith(dir string, o KustomizeOptions) ([]Doc, error) {
+	docs, _, err := kustomize(dir, o)
+	return docs, err
+}
+
+// kustomize is KustomizeWith, and says whether the objects were placed by
+// their tags (tagged) or by kustomize's origins.
+func kustomize(dir string, o KustomizeOptions) (docs []Doc, tagged bool, err error) {
 	st, err := os.Stat(dir)
 	if err != nil {
-		return nil, fmt.Errorf("kustomization %s: %w", dir, unwrapPath(err))
+		return nil, false, fmt.Errorf("kustomization %s: %w", dir, unwrapPath(err))
 	}
 	if !st.IsDir() {
-		return nil, fmt.Errorf("kustomization %s: -k takes the folder that holds kustomization.yaml, not a file", dir)
+		return nil, false, fmt.Errorf("kustomization %s: -k takes the folder that holds kustomization.yaml, not a file", dir)
 	}
 	kfile, err := kustomizationFile(dir)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if err := refuseRemote(dir, map[string]bool{}); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	absDir, err := filepath.Abs(dir)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	raw, err := os.ReadFile(kfile)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", kfile, unwrapPath(err))
+		return nil, false, fmt.Errorf("read %s: %w", kfile, unwrapPath(err))
 	}
 	withOrigins, userAsked, err := askOrigins(raw)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", kfile, err)
+		return nil, false, fmt.Errorf("%s: %w", kfile, err)
 	}
-	fsys := &originFS{FileSystem: filesys.MakeFsOnDisk(), file: filepath.Join(absDir, filepath.Base(kfile)), data: withOrigins, skim: o.Skim}
-	m, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(fsys, absDir)
-	if err != nil && fsys.skimmed {
-		fsys.skim = nil // built again whole: the skimmed objects were needed
-		m, err = krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(fsys, absDir)
+	fsys := &originFS{FileSystem: filesys.MakeFsOnDisk(), file: filepath.Join(absDir, filepath.Base(kfile)), skim: o.Skim}
+	// The fast way first: each resource file's objects tagged with the
+	// file (tagFS), built without kustomize's origins.
+	if !userAsked && !o.KustomizeOrigins {
+		if files, generated, ok := resourceFiles(absDir); ok {
+			fsys.data, fsys.tags = raw, files
+			m, err := fsys.build(absDir)
+			if err == nil {
+				if docs, ok := taggedDocs(m, dir, generated); ok {
+					return docs, true, nil
+				}
+			}
+		}
 	}
+	// kustomize's origins: exact for every object, generated ones too.
+	fsys.data, fsys.tags, fsys.skimmed = withOrigins, nil, false
+	m, err := fsys.build(absDir)
 	if err != nil {
-		return nil, fmt.Errorf("build kustomization %s: %w", dir, err)
+		return nil, false, fmt.Errorf("build kustomization %s: %w", dir, err)
 	}
-	type located struct{ file, kind, name string }
 	var places []located
 	for _, r := range m.Resources() {
 		o, err := r.GetOrigin()
@@ -106,9 +130,18 @@ func KustomizeWith(dir string, o KustomizeOptions) ([]Doc, error) {
 	}
 	if !userAsked {
 		if err := m.RemoveOriginAnnotations(); err != nil {
-			return nil, fmt.Errorf("build kustomization %s: %w", dir, err)
+			return nil, false, fmt.Errorf("build kustomization %s: %w", dir, err)
 		}
 	}
+	docs, err = locate(m, places, dir)
+	return docs, false, err
+}
+
+type located struct{ file, kind, name string }
+
+// locate is the built objects as documents at their places, with the
+// line where each starts in its file when it can be told apart there.
+func locate(m resmap.ResMap, places []located, dir string) ([]Doc, error) {
 	lines := &lineFinder{cache: map[string][]fileObject{}}
 	var docs []Doc
 	for i, r := range m.Resources() {
@@ -120,6 +153,162 @@ func KustomizeWith(dir string, o KustomizeOptions) ([]Doc, error) {
 		docs = append(docs, Doc{File: p.file, Line: lines.find(p.file, p.kind, p.name), YAML: y})
 	}
 	return docs, nil
+}
+
+// build runs kustomize on f; when the skimmed documents make the build
+// fail, it builds again whole.
+func (f *originFS) build(absDir string) (resmap.ResMap, error) {
+	m, err := krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(f, absDir)
+	if err != nil && f.skimmed {
+		f.skim, f.skimmed = nil, false // the skimmed objects were needed
+		m, err = krusty.MakeKustomizer(krusty.MakeDefaultOptions()).Run(f, absDir)
+	}
+	return m, err
+}
+
+// sourceTag is the annotation tagFS gives each object of a resource file:
+// the file's path from the kustomization's folder. kustomize carries it
+// through its patches and transformers like any annotation, and taggedDocs
+// takes it off.
+const sourceTag = "kubegap.internal/source"
+
+// taggedDocs locates each object of m at the file its tag names, and takes
+// the tags off. An object with no tag that a ConfigMap or Secret generator
+// made (its name holds the name of exactly one generator of its kind in
+// generated) is at the kustomization that configured it. ok is false when
+// another object has no tag (a List was expanded, a patch replaced the
+// annotations): then kustomize's own origins must say where it came from.
+func taggedDocs(m resmap.ResMap, dir string, generated map[string]string) ([]Doc, bool) {
+	var places []located
+	for _, r := range m.Resources() {
+		ann := r.GetAnnotations()
+		rel, ok := ann[sourceTag]
+		if !ok {
+			rel = generatorOf(generated, r.GetKind(), r.GetName())
+			if rel == "" {
+				return nil, false
+			}
+			places = append(places, located{file: filepath.Join(dir, filepath.FromSlash(rel)), kind: r.GetKind(), name: r.GetName()})
+			continue
+		}
+		delete(ann, sourceTag)
+		if err := r.SetAnnotations(ann); err != nil {
+			return nil, false
+		}
+		places = append(places, located{file: filepath.Join(dir, filepath.FromSlash(rel)), kind: r.GetKind(), name: r.GetName()})
+	}
+	docs, err := locate(m, places, dir)
+	return docs, err == nil
+}
+
+// generatorOf is the kustomization whose generator made the object kind/
+// name, or "" when not exactly one generator's name is in the name.
+func generatorOf(generated map[string]string, kind, name string) string {
+	found := ""
+	for key, kfile := range generated {
+		k, gname, _ := strings.Cut(key, "/")
+		if k != kind || !strings.Contains(name, gname) {
+			continue
+		}
+		if found != "" || kfile == "" {
+			return ""
+		}
+		found = kfile
+	}
+	return found
+}
+
+// resourceFiles is every file the kustomization in absDir takes as a
+// resource, through its bases and components, each with its path from
+// absDir. ok is false where the walk cannot tell (a kustomization that does
+// not parse, a resource that is neither file nor folder).
+func resourceFiles(absDir string) (files map[string]string, generated map[string]string, ok bool) {
+	out := map[string]string{}
+	generated = map[string]string{}
+	seen, patches := map[string]bool{}, map[string]bool{}
+	var walk func(dir string) bool
+	walk = func(dir string) bool {
+		if seen[dir] {
+			return true
+		}
+		seen[dir] = true
+		kfile, err := kustomizationFile(dir)
+		if err != nil {
+			return false
+		}
+		raw, err := os.ReadFile(kfile)
+		if err != nil {
+			return false
+		}
+		var k types.Kustomization
+		if err := yaml.Unmarshal(raw, &k); err != nil {
+			return false
+		}
+		if len(k.Generators) > 0 {
+			return false // generator plugins: what they make is not named here
+		}
+		krel, err := filepath.Rel(absDir, kfile)
+		if err != nil {
+			return false
+		}
+		for _, g := range k.ConfigMapGenerator {
+			generated["ConfigMap/"+g.Name] = once(generated, "ConfigMap/"+g.Name, filepath.ToSlash(krel))
+		}
+		for _, g := range k.SecretGenerator {
+			generated["Secret/"+g.Name] = once(generated, "Secret/"+g.Name, filepath.ToSlash(krel))
+		}
+		refs := append(slices.Clone(k.Resources), k.Components...)
+		//lint:ignore SA1019 kustomize still reads bases
+		refs = append(refs, k.Bases...)
+		// A file that is a patch as well as a resource is not tagged: the
+		// patch would carry its tag onto the objects it patches.
+		for _, p := range k.Patches {
+			patches[filepath.Join(dir, p.Path)] = true
+		}
+		//lint:ignore SA1019 kustomize still reads them
+		for _, p := range k.PatchesStrategicMerge {
+			patches[filepath.Join(dir, string(p))] = true
+		}
+		//lint:ignore SA1019 kustomize still reads them
+		for _, p := range k.PatchesJson6902 {
+			patches[filepath.Join(dir, p.Path)] = true
+		}
+		for _, ref := range refs {
+			p := filepath.Join(dir, ref)
+			fi, err := os.Stat(p)
+			switch {
+			case err != nil:
+				return false
+			case fi.IsDir():
+				if !walk(p) {
+					return false
+				}
+			default:
+				rel, err := filepath.Rel(absDir, p)
+				if err != nil {
+					return false
+				}
+				out[p] = filepath.ToSlash(rel)
+			}
+		}
+		return true
+	}
+	if !walk(absDir) {
+		return nil, nil, false
+	}
+	for p := range patches {
+		delete(out, p)
+	}
+	return out, generated, true
+}
+
+// once is value, or "" when key already has another: a name two
+// kustomizations generate places neither.
+func once(m map[string]string, key, value string) string {
+	if old, seen := m[key]; seen && old != value {
+		return ""
+	}
+	return value
 }
 
 // kustomizationFile is the kustomization file in dir, under any of the
@@ -181,6 +370,9 @@ type originFS struct {
 	// anything out.
 	skim    func(apiVersion, kind string) bool
 	skimmed bool
+	// tags: the resource files (absolute path → path from the
+	// kustomization), whose objects get sourceTag.
+	tags map[string]string
 }
 
 func (f *originFS) ReadFile(path string) ([]byte, error) {
@@ -188,20 +380,35 @@ func (f *originFS) ReadFile(path string) ([]byte, error) {
 		return slices.Clone(f.data), nil
 	}
 	b, err := f.FileSystem.ReadFile(path)
-	if err != nil || f.skim == nil || len(b) < skimFrom {
+	if err != nil {
 		return b, err
 	}
-	if out, ok := skimDocs(b, f.skim); ok {
-		f.skimmed = true
-		return out, nil
+	var tag string
+	if f.tags != nil {
+		if abs, err := filepath.Abs(path); err == nil {
+			tag = f.tags[abs]
+		}
 	}
-	return b, nil
+	skim := f.skim
+	if len(b) < skimFrom {
+		skim = nil
+	}
+	if tag == "" && skim == nil {
+		return b, nil
+	}
+	out, skimmed, ok := editDocs(b, skim, tag)
+	if !ok {
+		return b, nil
+	}
+	f.skimmed = f.skimmed || skimmed
+	return out, nil
 }
 
-// skimDocs keeps only apiVersion, kind and metadata of each document of b
-// whose kind skim names; ok is false when it keeps all of b (nothing to
-// skim, or b does not parse: kustomize then says why).
-func skimDocs(b []byte, skim func(apiVersion, kind string) bool) (out []byte, ok bool) {
+// editDocs rewrites the documents of b: those whose kind skim names (when
+// skim is set) keep only apiVersion, kind and metadata, and every object
+// gets the annotation sourceTag: tag (when tag is set). ok is false when it
+// changes nothing, or b does not parse (kustomize then says why).
+func editDocs(b []byte, skim func(apiVersion, kind string) bool, tag string) (out []byte, skimmed, ok bool) {
 	dec := yaml3.NewDecoder(bytes.NewReader(b))
 	var docs []*yaml3.Node
 	changed := false
@@ -209,13 +416,13 @@ func skimDocs(b []byte, skim func(apiVersion, kind string) bool) (out []byte, ok
 		var n yaml3.Node
 		if err := dec.Decode(&n); err != nil {
 			if !errors.Is(err, io.EOF) {
-				return nil, false
+				return nil, false, false
 			}
 			break
 		}
 		if len(n.Content) == 1 && n.Content[0].Kind == yaml3.MappingNode {
 			m := n.Content[0]
-			if skim(scalarOf(m, "apiVersion"), scalarOf(m, "kind")) {
+			if skim != nil && skim(scalarOf(m, "apiVersion"), scalarOf(m, "kind")) {
 				var kept []*yaml3.Node
 				for i := 0; i+1 < len(m.Content); i += 2 {
 					switch m.Content[i].Value {
@@ -223,27 +430,65 @@ func skimDocs(b []byte, skim func(apiVersion, kind string) bool) (out []byte, ok
 						kept = append(kept, m.Content[i], m.Content[i+1])
 					}
 				}
-				changed = changed || len(kept) < len(m.Content)
+				if len(kept) < len(m.Content) {
+					changed, skimmed = true, true
+				}
 				m.Content = kept
+			}
+			if tag != "" && scalarOf(m, "kind") != "" {
+				if !annotate(m, sourceTag, tag) {
+					return nil, false, false
+				}
+				changed = true
 			}
 		}
 		docs = append(docs, &n)
 	}
 	if !changed {
-		return nil, false
+		return nil, false, false
 	}
 	var buf bytes.Buffer
 	enc := yaml3.NewEncoder(&buf)
 	enc.SetIndent(2)
 	for _, d := range docs {
 		if err := enc.Encode(d); err != nil {
-			return nil, false
+			return nil, false, false
 		}
 	}
 	if enc.Close() != nil {
-		return nil, false
+		return nil, false, false
 	}
-	return buf.Bytes(), true
+	return buf.Bytes(), skimmed, true
+}
+
+// annotate sets metadata.annotations[key] = value in the object m,
+// making the mappings it lacks; false when metadata or annotations is
+// something else than a mapping.
+func annotate(m *yaml3.Node, key, value string) bool {
+	child := func(n *yaml3.Node, k string) *yaml3.Node {
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == k {
+				v := n.Content[i+1]
+				if v.Kind == yaml3.ScalarNode && (v.Tag == "!!null" || v.Value == "") {
+					v.Kind, v.Tag, v.Value = yaml3.MappingNode, "!!map", ""
+				}
+				return v
+			}
+		}
+		v := &yaml3.Node{Kind: yaml3.MappingNode, Tag: "!!map"}
+		n.Content = append(n.Content, &yaml3.Node{Kind: yaml3.ScalarNode, Tag: "!!str", Value: k}, v)
+		return v
+	}
+	meta := child(m, "metadata")
+	if meta.Kind != yaml3.MappingNode {
+		return false
+	}
+	ann := child(meta, "annotations")
+	if ann.Kind != yaml3.MappingNode {
+		return false
+	}
+	ann.Content = append(ann.Content, &yaml3.Node{Kind: yaml3.ScalarNode, Tag: "!!str", Value: key}, &yaml3.Node{Kind: yaml3.ScalarNode, Tag: "!!str", Value: value, Style: yaml3.DoubleQuotedStyle})
+	return true
 }
 
 func scalarOf(m *yaml3.Node, key string) string {
