@@ -24,6 +24,8 @@ func TestTaggedBuildSame(t *testing.T) {
 		"twogen/kustomization.yaml":    "resources:\n- ../generated\nconfigMapGenerator:\n- name: settings-extra\n  literals: [c=d]\n",
 		"genp/kustomization.yaml":      "namePrefix: p-\nconfigMapGenerator:\n- name: settings\n  literals: [a=b]\n",
 		"gen2/kustomization.yaml":      "resources:\n- ../genp\nconfigMapGenerator:\n- name: settings\n  behavior: merge\n  literals: [e=f]\n",
+		"quirks/kustomization.yaml":    "resources:\n- d.yaml\n",
+		"quirks/d.yaml":                "# scalars a YAML 1.1 reader reads otherwise, anchors, comments\napiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web # trailing\n  labels: &l {app: web}\nspec:\n  selector:\n    matchLabels: *l\n  template:\n    metadata:\n      labels: {app: web}\n    spec:\n      containers:\n      - name: web\n        image: example/web:1\n        env:\n        - {name: A, value: on}\n        - {name: B, value: yes}\n        - {name: C, value: 0123}\n        - {name: D, value: '1e3'}\n        - {name: E, value: 2001-01-01}\n        - {name: F, value: ~}\n        - name: G\n          value: |\n            two\n            lines\n",
 		"list/kustomization.yaml":      "resources:\n- list.yaml\n",
 		"list/list.yaml":               "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: one\n- apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: two\n",
 		"both/kustomization.yaml":      "resources:\n- ../base\n- extra.yaml\npatchesStrategicMerge:\n- extra.yaml\n",
@@ -43,7 +45,7 @@ func TestTaggedBuildSame(t *testing.T) {
 		dir    string
 		tagged bool
 	}{
-		{"base", true}, {"plain", true}, {"testdata/kustomize/prod", true},
+		{"base", true}, {"plain", true}, {"quirks", true}, {"testdata/kustomize/prod", true},
 		{"generated", true}, {"list", false}, {"twogen", false}, {"gen2", false},
 	} {
 		dir := tc.dir
