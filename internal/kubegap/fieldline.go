@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -33,6 +35,7 @@ const maxFieldFile = 8 << 20
 func fieldLines(fs []checks.Finding, sources map[inventory.Ref]inventory.Source) {
 	files := map[string]map[int][]*yaml.Node{}
 	templates := map[string][]byte{}
+	charts := chartDefines{}
 	for i := range fs {
 		f := &fs[i]
 		src, ok := sources[f.Object]
@@ -46,7 +49,11 @@ func fieldLines(fs []checks.Finding, sources map[inventory.Ref]inventory.Source)
 				templates[src.File] = text
 			}
 			if text != nil {
-				f.FieldLine = templateFieldLine(text, f.Object.Kind, f.Field)
+				file, line := templateFieldLine(text, f.Object.Kind, f.Field, charts.defines(src.File))
+				f.FieldLine = line
+				if file != "" && file != src.File {
+					f.FieldFile = file
+				}
 			}
 			continue
 		}
@@ -64,6 +71,73 @@ func fieldLines(fs []checks.Finding, sources map[inventory.Ref]inventory.Source)
 				break
 			}
 		}
+	}
+}
+
+// chartDefines holds the named templates of each chart read, by the
+// chart's folder.
+type chartDefines map[string]map[string]struct {
+	root *tplNode
+	file string
+}
+
+// defines is the lookup of named templates for a template file: those of
+// every template file of its chart (the topmost Chart.yaml above it, as
+// Helm shares defines with subcharts), read once per chart.
+func (c chartDefines) defines(template string) defines {
+	root := chartRoot(template)
+	if root == "" {
+		return nil
+	}
+	shapes, seen := c[root]
+	if !seen {
+		files := map[string][]byte{}
+		total := 0
+		_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || total > maxFieldFile {
+				return nil
+			}
+			if filepath.Base(filepath.Dir(p)) != "templates" && !strings.Contains(filepath.ToSlash(p), "/templates/") {
+				return nil
+			}
+			switch filepath.Ext(p) {
+			case ".tpl", ".yaml", ".yml", ".txt":
+			default:
+				return nil
+			}
+			if b := readTemplate(p); b != nil {
+				files[p] = b
+				total += len(b)
+			}
+			return nil
+		})
+		shapes = defineShapes(files)
+		c[root] = shapes
+	}
+	return func(name string) (*tplNode, string) {
+		s, ok := shapes[name]
+		if !ok {
+			return nil, ""
+		}
+		return s.root, s.file
+	}
+}
+
+// chartRoot is the folder of the topmost chart holding file (a subchart's
+// templates are in charts/NAME/templates of its parent), or "".
+func chartRoot(file string) string {
+	root := ""
+	for dir := filepath.Dir(file); ; {
+		if st, err := os.Stat(filepath.Join(dir, "Chart.yaml")); err == nil && st.Mode().IsRegular() {
+			root = dir
+		} else if root != "" && filepath.Base(dir) != "charts" {
+			return root
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return root
+		}
+		dir = parent
 	}
 }
 

@@ -41,6 +41,9 @@ type tplNode struct {
 	// sure is how many of items are at their indices in any rendering:
 	// those before the first item under a condition or an injection.
 	sure int
+	// includes names the defines an include or template action writes
+	// into the node.
+	includes []string
 }
 
 // tplKeyRe matches a key line: a plain or quoted key, a colon, then a space
@@ -53,49 +56,95 @@ var tplActionRe = regexp.MustCompile(`\{\{-?\s*(.*?)\s*-?\}\}`)
 // tplIndentRe finds the column an injection writes at (nindent N, indent N).
 var tplIndentRe = regexp.MustCompile(`\bn?indent\s+(\d+)`)
 
+// tplIncludeRe finds the define an action includes.
+var tplIncludeRe = regexp.MustCompile(`^(?:include|template)\s+"([^"]+)"`)
+
+// defines finds a chart's named templates: the shape of the define name
+// and the file it is in, or nil.
+type defines func(name string) (root *tplNode, file string)
+
+// maxIncludes bounds how many includes a walk follows (a define may include
+// itself).
+const maxIncludes = 8
+
 // templateFieldLine is the line in the template text src of path
 // ("spec.template.spec.containers[0].livenessProbe") in the one document of
 // kind kind, or of the nearest enclosing part the template surely writes;
-// 0 when no single document of that kind is found.
-func templateFieldLine(src []byte, kind, path string) int {
+// 0 when no single document of that kind is found. Where the path goes on
+// into what one include writes, it follows the define (defs, when set) and
+// file names the define's file ("" for src's own).
+func templateFieldLine(src []byte, kind, path string, defs defines) (file string, line int) {
 	var doc *tplNode
 	for _, d := range templateDocs(string(src)) {
 		if !slices.Contains(d.kinds, kind) {
 			continue
 		}
 		if doc != nil {
-			return 0 // two documents of the kind: which one is not known
+			return "", 0 // two documents of the kind: which one is not known
 		}
 		doc = d.root
 	}
 	if doc == nil {
-		return 0
+		return "", 0
 	}
 	n, line := doc, doc.line
+	hops := 0
+	nfile := "" // the file n is in: "" for src, a define's after an include
+	// into is the define the one include of n writes, when the path must
+	// go on there.
+	into := func(n *tplNode) *tplNode {
+		if defs == nil || len(n.includes) != 1 || hops >= maxIncludes {
+			return nil
+		}
+		root, f := defs(n.includes[0])
+		if root == nil {
+			return nil
+		}
+		hops++
+		nfile = f
+		return root
+	}
 	for _, part := range strings.Split(path, ".") {
 		key, idx := part, -1
 		if i := strings.IndexByte(part, '['); i >= 0 && strings.HasSuffix(part, "]") {
 			key = part[:i]
 			k, err := strconv.Atoi(part[i+1 : len(part)-1])
 			if err != nil {
-				return line
+				return file, line
 			}
 			idx = k
 		}
 		c := n.keys[key]
-		if c == nil || c.twice {
-			return line
+		for c == nil {
+			// A key the template does not write, where one include
+			// writes content: go on in its define.
+			d := into(n)
+			if d == nil {
+				break
+			}
+			n = d
+			c = n.keys[key]
 		}
-		n, line = c, c.line
+		if c == nil || c.twice {
+			return file, line
+		}
+		n, line, file = c, c.line, nfile
 		if idx >= 0 {
+			for len(n.items) == 0 && len(n.keys) == 0 {
+				d := into(n)
+				if d == nil {
+					break
+				}
+				n = d
+			}
 			if idx >= len(n.items) || n.dynamic && idx >= n.sure {
-				return line
+				return file, line
 			}
 			n = n.items[idx]
-			line = n.line
+			line, file = n.line, nfile
 		}
 	}
-	return line
+	return file, line
 }
 
 type tplDoc struct {
@@ -192,7 +241,11 @@ func (p *tplParser) actions(col int, text string) {
 			if im := tplIndentRe.FindStringSubmatch(a); im != nil {
 				at, _ = strconv.Atoi(im[1])
 			}
-			p.parentAt(at).markDynamic()
+			parent := p.parentAt(at)
+			parent.markDynamic()
+			if im := tplIncludeRe.FindStringSubmatch(a); im != nil {
+				parent.includes = append(parent.includes, im[1])
+			}
 		}
 	}
 }
@@ -249,7 +302,70 @@ func (p *tplParser) content(no, col int, text string) {
 		parent.keys[key] = n
 	}
 	p.stack = append(p.stack, n)
-	n.values = append(n.values, strings.TrimSpace(value))
+	v := strings.TrimSpace(value)
+	n.values = append(n.values, v)
+	// "resources: {{- include "x.resources" . | nindent 12 }}"
+	if strings.HasPrefix(v, "{{") && strings.TrimSpace(tplActionRe.ReplaceAllString(v, "")) == "" {
+		for _, m := range tplActionRe.FindAllStringSubmatch(v, -1) {
+			if im := tplIncludeRe.FindStringSubmatch(m[1]); im != nil {
+				n.markDynamic()
+				n.includes = append(n.includes, im[1])
+			}
+		}
+	}
+}
+
+// defineShapes reads the named templates of files (name → text) into their
+// shapes: each define's lines, from the line after its opening action to
+// its end, parsed as a document of its own (lines keep their numbers). A
+// name defined twice is left out (which one Helm takes depends on the
+// order it loads files in).
+func defineShapes(files map[string][]byte) map[string]struct {
+	root *tplNode
+	file string
+} {
+	type shape = struct {
+		root *tplNode
+		file string
+	}
+	out := map[string]shape{}
+	twice := map[string]bool{}
+	defineRe := regexp.MustCompile(`^\{\{-?\s*define\s+"([^"]+)"\s*-?\}\}$`)
+	for file, text := range files {
+		var p *tplParser
+		name, depth := "", 0
+		for i, raw := range strings.Split(string(text), "\n") {
+			line := strings.TrimRight(raw, " \t\r")
+			trimmed := strings.TrimSpace(line)
+			if p == nil {
+				if m := defineRe.FindStringSubmatch(trimmed); m != nil {
+					p, name, depth = newTplParser(), m[1], 1
+				}
+				continue
+			}
+			for _, a := range tplActionRe.FindAllStringSubmatch(trimmed, -1) {
+				switch w, _, _ := strings.Cut(a[1], " "); w {
+				case "if", "with", "range", "define", "block":
+					depth++
+				case "end":
+					depth--
+				}
+			}
+			if depth == 0 {
+				if _, seen := out[name]; seen {
+					twice[name] = true
+				}
+				out[name] = shape{p.root, file}
+				p = nil
+				continue
+			}
+			p.line(i+1, line)
+		}
+	}
+	for name := range twice {
+		delete(out, name)
+	}
+	return out
 }
 
 // markDynamic records that the template writes content into n by an

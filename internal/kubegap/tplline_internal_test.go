@@ -75,7 +75,7 @@ func TestTemplateFieldLine(t *testing.T) {
 				t.Fatal("the template marks no line")
 			}
 			src := strings.ReplaceAll(tc.src, " # <-", "")
-			if got := templateFieldLine([]byte(src), tc.kind, tc.path); got != want {
+			if _, got := templateFieldLine([]byte(src), tc.kind, tc.path, nil); got != want {
 				t.Errorf("%s: line %d, want %d in\n%s", tc.path, got, want, numbered(src))
 			}
 		})
@@ -99,4 +99,71 @@ func itoa(n int) string {
 		d = append([]byte{byte('0' + n%10)}, d...)
 	}
 	return string(d)
+}
+
+// TestTemplateFieldLineIncludes: where the path goes on into what one
+// include writes, the walk follows the define into its file, and stops
+// where it cannot (no such define, a name defined twice).
+func TestTemplateFieldLineIncludes(t *testing.T) {
+	const head = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: x\n"
+	helpers := "{{/* helpers */}}\n" +
+		"{{- define \"x.podSpec\" -}}\n" + // 2
+		"serviceAccountName: x\n" + // 3
+		"containers:\n" + // 4
+		"  - name: app\n" + // 5
+		"    image: app\n" + // 6
+		"    {{- if .Values.probe }}\n" + // 7
+		"    livenessProbe:\n" + // 8
+		"      tcpSocket: {port: 80}\n" + // 9
+		"    {{- end }}\n" + // 10
+		"{{- end }}\n" + // 11
+		"{{- define \"x.limits\" }}\n" + // 12
+		"limits:\n" + // 13
+		"  memory: 1Gi\n" + // 14
+		"{{- end }}\n" + // 15
+		"{{- define \"x.containers\" }}\n" + // 16
+		"- name: first\n" + // 17
+		"- name: second\n" + // 18
+		"{{- end }}\n" + // 19
+		"{{- define \"x.twice\" }}\nselector: {}\n{{- end }}\n" + // 20-22
+		"{{- define \"x.more\" }}\n" + // 23
+		"selector: {}\n" + // 24
+		"{{- end }}\n" // 25
+	other := "{{- define \"x.twice\" }}\nselector: {}\n{{- end }}\n"
+	shapes := defineShapes(map[string][]byte{"_helpers.tpl": []byte(helpers), "other.tpl": []byte(other)})
+	defs := func(name string) (*tplNode, string) {
+		s, ok := shapes[name]
+		if !ok {
+			return nil, ""
+		}
+		return s.root, s.file
+	}
+	for _, tc := range []struct {
+		name, src, path, file string
+		line                  int
+	}{
+		{"a field in the included pod spec", head + "spec:\n  template:\n    spec:\n      {{- include \"x.podSpec\" . | nindent 6 }}\n",
+			"spec.template.spec.containers[0].livenessProbe", "_helpers.tpl", 8},
+		{"a field the define leaves out: its container there", head + "spec:\n  template:\n    spec:\n      {{- include \"x.podSpec\" . | nindent 6 }}\n",
+			"spec.template.spec.containers[0].readinessProbe", "_helpers.tpl", 5},
+		{"an include on the key's line", head + "spec:\n  template:\n    spec:\n      containers:\n        - name: app\n          resources: {{- include \"x.limits\" . | nindent 12 }}\n",
+			"spec.template.spec.containers[0].resources.limits.memory", "_helpers.tpl", 14},
+		{"items from an include", head + "spec:\n  template:\n    spec:\n      containers:\n        {{- include \"x.containers\" . | nindent 8 }}\n",
+			"spec.template.spec.containers[1]", "_helpers.tpl", 18},
+		{"beside written keys", head + "spec:\n  replicas: 1\n  {{- include \"x.more\" . | nindent 2 }}\n",
+			"spec.selector", "_helpers.tpl", 24},
+		{"no such define: the key that holds the include", head + "spec:\n  template:\n    spec:\n      {{- include \"x.nothing\" . | nindent 6 }}\n",
+			"spec.template.spec.containers[0]", "", 7},
+		{"two includes: neither followed", head + "spec:\n  {{- include \"x.more\" . | nindent 2 }}\n  {{- include \"x.limits\" . | nindent 2 }}\n",
+			"spec.selector", "", 5},
+		{"a name defined twice: not followed", head + "spec:\n  {{- include \"x.twice\" . | nindent 2 }}\n",
+			"spec.selector", "", 5},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			file, line := templateFieldLine([]byte(tc.src), "Deployment", tc.path, defs)
+			if file != tc.file || line != tc.line {
+				t.Errorf("%s: %q line %d, want %q line %d in\n%s", tc.path, file, line, tc.file, tc.line, numbered(tc.src))
+			}
+		})
+	}
 }

@@ -131,8 +131,11 @@ type Finding struct {
 	// when the check names one.
 	Field string
 	// FieldLine is the line of Field in the object's file, filled in by
-	// the scan (0 when unknown: live objects, chart templates, stdin).
+	// the scan (0 when unknown: live objects, packaged charts, stdin).
 	FieldLine int
+	// FieldFile is the file of FieldLine when it is another than the
+	// object's: the chart template whose define an include wrote it from.
+	FieldFile string
 }
 
 // All returns the registry, sorted by id.

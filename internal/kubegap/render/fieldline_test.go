@@ -168,3 +168,53 @@ func findingOn(t *testing.T, res *kubegap.Result, check, name string) checks.Fin
 	t.Fatalf("no %s finding on %s", check, name)
 	return checks.Finding{}
 }
+
+// TestChartFieldLinesInHelpers: a finding whose field an include writes
+// points at the define's line in the helper template, in the finding
+// (FieldFile), the JSON report, the table and SARIF.
+func TestChartFieldLinesInHelpers(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "app")
+	files := map[string]string{
+		"Chart.yaml":             "apiVersion: v2\nname: app\nversion: 0.1.0\n",
+		"values.yaml":            "replicas: 2\n",
+		"templates/_helpers.tpl": "{{- define \"app.podSpec\" -}}\ncontainers:\n  - name: app\n    image: example/app:1\n{{- end }}\n",
+		"templates/deploy.yaml":  "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: app\nspec:\n  replicas: {{ .Values.replicas }}\n  selector:\n    matchLabels: {app: app}\n  template:\n    metadata:\n      labels: {app: app}\n    spec:\n      {{- include \"app.podSpec\" . | nindent 6 }}\n",
+	}
+	for name, text := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	docs, err := render.Chart(context.Background(), render.ChartOptions{Chart: dir, Namespace: "web"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := scanDocs(t, docs)
+	helpers := filepath.Join(dir, "templates", "_helpers.tpl")
+	f := findingOn(t, res, "no-memory-limit", "app")
+	if f.FieldFile != helpers || f.FieldLine != 3 {
+		t.Fatalf("no-memory-limit at %s:%d, want %s:3 (the container in the define)", f.FieldFile, f.FieldLine, helpers)
+	}
+	for _, rf := range report.Build(res, "en").Findings {
+		if rf.Check == "no-memory-limit" && (rf.FieldFile != helpers || rf.FieldLine != 3 || rf.File != filepath.Join(dir, "templates", "deploy.yaml")) {
+			t.Errorf("JSON report: %s, field at %s:%d", rf.File, rf.FieldFile, rf.FieldLine)
+		}
+	}
+	var table, sarif bytes.Buffer
+	if err := report.Write(&table, res, "table", "en", "test"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(table.String(), "_helpers.tpl:3)") {
+		t.Errorf("the table does not place the finding in the define:\n%s", table.String())
+	}
+	if err := report.Write(&sarif, res, "sarif", "en", "test"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(sarif.String(), `_helpers.tpl"`) || !strings.Contains(sarif.String(), `"startLine": 3`) {
+		t.Errorf("SARIF does not place the finding at _helpers.tpl line 3")
+	}
+}

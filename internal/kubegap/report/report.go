@@ -40,6 +40,9 @@ type Finding struct {
 	// rendered objects, standard input, live objects).
 	Field     string `json:"field,omitempty"`
 	FieldLine int    `json:"field_line,omitempty"`
+	// FieldFile is the file of FieldLine when it is not File: a chart's
+	// template whose define an include wrote the field from.
+	FieldFile string `json:"field_file,omitempty"`
 	// SourceTemplate is the chart template that produced the object.
 	SourceTemplate string `json:"source_template,omitempty"`
 	// NamespaceAssumed is set when the object named no namespace and was
@@ -115,7 +118,7 @@ func Build(res *kubegap.Result, lang string) Report {
 		r.Findings = append(r.Findings, Finding{
 			Check: f.Check, Severity: f.Severity.String(), Object: f.Object,
 			Message: f.Message.In(lang) + assumedNote(src, f.Object, lang), Cases: cases, Evidence: evidence,
-			File: src.File, Line: src.Line, Field: f.Field, FieldLine: f.FieldLine,
+			File: src.File, Line: src.Line, Field: f.Field, FieldLine: f.FieldLine, FieldFile: f.FieldFile,
 			SourceTemplate: src.Template, NamespaceAssumed: src.NamespaceAssumed,
 		})
 	}
@@ -167,11 +170,14 @@ func placeText(res *kubegap.Result, f checks.Finding) string {
 	if !ok || src.File == "" {
 		return ""
 	}
-	line := src.Line
+	file, line := src.File, src.Line
 	if f.FieldLine > 0 {
 		line = f.FieldLine
+		if f.FieldFile != "" {
+			file = f.FieldFile
+		}
 	}
-	s := " (" + manifest.Place{File: src.File, Line: line}.String()
+	s := " (" + manifest.Place{File: file, Line: line}.String()
 	if src.Template != "" {
 		s += ", " + src.Template
 	}

@@ -112,7 +112,9 @@ type sarifLocation struct {
 
 type sarifPhysical struct {
 	ArtifactLocation sarifArtifact `json:"artifactLocation"`
-	Region           sarifRegion   `json:"region"`
+	// Region is nil for a file with no line to point at (a packaged
+	// chart's template): the result is about the whole file.
+	Region *sarifRegion `json:"region,omitempty"`
 }
 
 type sarifArtifact struct {
@@ -205,11 +207,17 @@ func sarifResultOf(f checks.Finding, res *kubegap.Result, index map[string]int, 
 		// made up for it; the line is kept as a property.
 		loc.Properties = map[string]any{"input": "standard input", "line": src.Line}
 	case ok && src.File != "":
-		line := src.Line
+		file, line := src.File, src.Line
 		if f.FieldLine > 0 {
 			line = f.FieldLine // the field at fault
+			if f.FieldFile != "" {
+				file = f.FieldFile // in a chart helper's define
+			}
 		}
-		loc.PhysicalLocation = &sarifPhysical{ArtifactLocation: artifactOf(src.File), Region: sarifRegion{StartLine: max(line, 1)}}
+		loc.PhysicalLocation = &sarifPhysical{ArtifactLocation: artifactOf(file)}
+		if line > 0 {
+			loc.PhysicalLocation.Region = &sarifRegion{StartLine: line}
+		}
 		if src.Template != "" {
 			loc.Properties = map[string]any{"sourceTemplate": src.Template}
 		}
@@ -220,7 +228,7 @@ func sarifResultOf(f checks.Finding, res *kubegap.Result, index map[string]int, 
 		if f.Object.Namespace != "" {
 			uri += f.Object.Namespace + "/"
 		}
-		loc.PhysicalLocation = &sarifPhysical{ArtifactLocation: sarifArtifact{URI: (&url.URL{Path: uri + f.Object.Name}).String()}, Region: sarifRegion{StartLine: 1}}
+		loc.PhysicalLocation = &sarifPhysical{ArtifactLocation: sarifArtifact{URI: (&url.URL{Path: uri + f.Object.Name}).String()}, Region: &sarifRegion{StartLine: 1}}
 	}
 	props := map[string]any{"cases": f.Cases, "severity": f.Severity.String()}
 	if src.NamespaceAssumed {
@@ -288,7 +296,7 @@ func sarifProblems(res *kubegap.Result) []sarifNotification {
 			if pl.File == manifest.StdinName || pl.File == "" {
 				continue
 			}
-			n.Locations = append(n.Locations, sarifLocation{PhysicalLocation: &sarifPhysical{ArtifactLocation: artifactOf(pl.File), Region: sarifRegion{StartLine: max(pl.Line, 1)}}})
+			n.Locations = append(n.Locations, sarifLocation{PhysicalLocation: &sarifPhysical{ArtifactLocation: artifactOf(pl.File), Region: &sarifRegion{StartLine: max(pl.Line, 1)}}})
 		}
 		if o := p.Object(); o != "" {
 			n.Properties = map[string]any{"object": o}
