@@ -296,7 +296,11 @@ func sarifProblems(res *kubegap.Result) []sarifNotification {
 			if pl.File == manifest.StdinName || pl.File == "" {
 				continue
 			}
-			n.Locations = append(n.Locations, sarifLocation{PhysicalLocation: &sarifPhysical{ArtifactLocation: artifactOf(pl.File), Region: &sarifRegion{StartLine: max(pl.Line, 1)}}})
+			loc := &sarifPhysical{ArtifactLocation: artifactOf(pl.File)}
+			if pl.Line > 0 {
+				loc.Region = &sarifRegion{StartLine: pl.Line}
+			}
+			n.Locations = append(n.Locations, sarifLocation{PhysicalLocation: loc})
 		}
 		if o := p.Object(); o != "" {
 			n.Properties = map[string]any{"object": o}

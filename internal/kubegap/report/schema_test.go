@@ -14,6 +14,7 @@ import (
 	"github.com/incidentlib/incidentlib/internal/kubegap/checks"
 	"github.com/incidentlib/incidentlib/internal/kubegap/fixture"
 	"github.com/incidentlib/incidentlib/internal/kubegap/inventory"
+	"github.com/incidentlib/incidentlib/internal/kubegap/manifest"
 	"github.com/incidentlib/incidentlib/internal/kubegap/report"
 	"github.com/incidentlib/incidentlib/internal/kubegap/report/sariftest"
 )
@@ -271,4 +272,67 @@ func relativeFixture(t *testing.T, id, name string) string {
 	}
 	t.Fatalf("the fixtures of %s hold no %s", id, name)
 	return ""
+}
+
+// TestSARIFNoInventedLines: a finding or a problem in a file with no line
+// to point at (a packaged chart's template, a file that failed as a whole)
+// is located in the file with no region, never at a line 1 it was not at;
+// the log still validates.
+func TestSARIFNoInventedLines(t *testing.T) {
+	cs := checks.All()
+	path := relativeFixture(t, "dns-few-replicas", "fail.yaml")
+	inv, in, problems, err := kubegap.ReadInput([]string{path}, nil, cs, kubegap.ReadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := kubegap.Evaluate(inv, cs, nil, true)
+	res.Input = in
+	res.Problems = append(problems, manifest.Problem{File: path, Message: "a problem of the whole file", Level: manifest.LevelError})
+	if len(res.Findings) == 0 {
+		t.Fatal("the fixture gives no finding")
+	}
+	for i := range res.Findings {
+		f := &res.Findings[i]
+		f.FieldLine = 0
+		src := res.Sources[f.Object]
+		src.Line = 0
+		res.Sources[f.Object] = src
+	}
+	out := sarifOf(t, res)
+	sariftest.Validate(t, out)
+	var log struct {
+		Runs []struct {
+			Results []struct {
+				Locations []struct{ PhysicalLocation map[string]any }
+			}
+			Invocations []struct {
+				ToolExecutionNotifications []struct {
+					Locations []struct{ PhysicalLocation map[string]any }
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal(out, &log); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	check := func(what string, pl map[string]any) {
+		n++
+		if _, has := pl["region"]; has {
+			t.Errorf("%s with no line has a region: %v", what, pl["region"])
+		}
+	}
+	for _, r := range log.Runs[0].Results {
+		for _, l := range r.Locations {
+			check("a result", l.PhysicalLocation)
+		}
+	}
+	for _, nt := range log.Runs[0].Invocations[0].ToolExecutionNotifications {
+		for _, l := range nt.Locations {
+			check("a problem", l.PhysicalLocation)
+		}
+	}
+	if n < 2 {
+		t.Fatalf("%d locations checked, want a result's and a problem's", n)
+	}
 }
