@@ -141,6 +141,21 @@ func chartRoot(file string) string {
 	}
 }
 
+// fieldPart splits a part of a field path into its key and, for a list
+// item ("containers[1]"), its index (-1 otherwise); ok is false for an
+// index that is not a number.
+func fieldPart(part string) (key string, idx int, ok bool) {
+	i := strings.IndexByte(part, '[')
+	if i < 0 || !strings.HasSuffix(part, "]") {
+		return part, -1, true
+	}
+	k, err := strconv.Atoi(part[i+1 : len(part)-1])
+	if err != nil {
+		return "", 0, false
+	}
+	return part[:i], k, true
+}
+
 // readTemplate reads a chart template on disk, or gives nil (a packaged
 // chart's template, named inside the chart, is no file; a file too large
 // to parse for a line is left).
@@ -227,14 +242,9 @@ func scalarAt(n *yaml.Node, key string) string {
 func walkField(obj *yaml.Node, path string) int {
 	n, line := obj, obj.Line
 	for _, part := range strings.Split(path, ".") {
-		key, idx := part, -1
-		if i := strings.IndexByte(part, '['); i >= 0 && strings.HasSuffix(part, "]") {
-			key = part[:i]
-			k, err := strconv.Atoi(part[i+1 : len(part)-1])
-			if err != nil {
-				return line
-			}
-			idx = k
+		key, idx, ok := fieldPart(part)
+		if !ok {
+			return line
 		}
 		if n.Kind != yaml.MappingNode {
 			return line

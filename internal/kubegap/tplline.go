@@ -56,6 +56,9 @@ var tplActionRe = regexp.MustCompile(`\{\{-?\s*(.*?)\s*-?\}\}`)
 // tplIndentRe finds the column an injection writes at (nindent N, indent N).
 var tplIndentRe = regexp.MustCompile(`\bn?indent\s+(\d+)`)
 
+// tplDefineRe matches a line that opens a define.
+var tplDefineRe = regexp.MustCompile(`^\{\{-?\s*define\s+"([^"]+)"\s*-?\}\}$`)
+
 // tplIncludeRe finds the define an action includes.
 var tplIncludeRe = regexp.MustCompile(`^(?:include|template)\s+"([^"]+)"`)
 
@@ -105,14 +108,9 @@ func templateFieldLine(src []byte, kind, path string, defs defines) (file string
 		return root
 	}
 	for _, part := range strings.Split(path, ".") {
-		key, idx := part, -1
-		if i := strings.IndexByte(part, '['); i >= 0 && strings.HasSuffix(part, "]") {
-			key = part[:i]
-			k, err := strconv.Atoi(part[i+1 : len(part)-1])
-			if err != nil {
-				return file, line
-			}
-			idx = k
+		key, idx, ok := fieldPart(part)
+		if !ok {
+			return file, line
 		}
 		c := n.keys[key]
 		for c == nil {
@@ -330,7 +328,6 @@ func defineShapes(files map[string][]byte) map[string]struct {
 	}
 	out := map[string]shape{}
 	twice := map[string]bool{}
-	defineRe := regexp.MustCompile(`^\{\{-?\s*define\s+"([^"]+)"\s*-?\}\}$`)
 	for file, text := range files {
 		var p *tplParser
 		name, depth := "", 0
@@ -338,7 +335,7 @@ func defineShapes(files map[string][]byte) map[string]struct {
 			line := strings.TrimRight(raw, " \t\r")
 			trimmed := strings.TrimSpace(line)
 			if p == nil {
-				if m := defineRe.FindStringSubmatch(trimmed); m != nil {
+				if m := tplDefineRe.FindStringSubmatch(trimmed); m != nil {
 					p, name, depth = newTplParser(), m[1], 1
 				}
 				continue

@@ -10,9 +10,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"sigs.k8s.io/yaml"
 
-	"helm.sh/helm/v4/pkg/chart/v2/loader"
-	chartutil "helm.sh/helm/v4/pkg/chart/v2/util"
-
 	"github.com/incidentlib/incidentlib/internal/kubegap"
 	"github.com/incidentlib/incidentlib/internal/kubegap/checks"
 	"github.com/incidentlib/incidentlib/internal/kubegap/inventory"
@@ -151,14 +148,7 @@ func TestChartValuesSetRelease(t *testing.T) {
 }
 
 func TestChartPackaged(t *testing.T) {
-	ch, err := loader.Load(filepath.Join(charts, "web"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tgz, err := chartutil.Save(ch, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	tgz := packageChart(t, charts)
 	docs, err := render.Chart(context.Background(), render.ChartOptions{Chart: tgz, Namespace: "web"})
 	if err != nil {
 		t.Fatal(err)
