@@ -182,6 +182,10 @@ func TestChartErrors(t *testing.T) {
 		{"missing values file", render.ChartOptions{Chart: web, ValuesFiles: []string{"no/such.yaml"}}, []string{"--values no/such.yaml: no such file"}},
 		{"bad kube version", render.ChartOptions{Chart: web, KubeVersion: "latest"}, []string{`--kube-version "latest"`}},
 		{"bad release", render.ChartOptions{Chart: web, Release: "Bad_Name"}, []string{`--release "Bad_Name"`}},
+		{"values against the chart's schema", render.ChartOptions{Chart: filepath.Join(charts, "schema"), Set: []string{"replicas=0"}},
+			[]string{"chart schema: values:", "at '/replicas': minimum: got 0, want 1"}},
+		{"a schema its metaschema refuses", render.ChartOptions{Chart: filepath.Join(charts, "badschema")},
+			[]string{"chart badschema: values:", "not valid against metaschema", "at '/properties/replicas/type'"}},
 		{"not a chart", render.ChartOptions{Chart: filepath.Join(kust, "base")}, []string{"no Chart.yaml in this folder"}},
 		{"no such chart", render.ChartOptions{Chart: "no/such/chart"}, []string{"chart no/such/chart: no such file"}},
 	} {
