@@ -3,6 +3,8 @@ package checks
 import (
 	"encoding/json"
 	"fmt"
+	"net"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -19,6 +21,9 @@ func dnsChecks() []*Check {
 		dnsMemoryLimit(),
 		dnsAutoscalerConntrack(),
 		dnsFewReplicas(),
+		dnsPolicyDefault(),
+		dnsNdotsExternalNames(),
+		externalDNSOwnerID(),
 	}
 }
 
@@ -432,4 +437,290 @@ func flagValue(args []string, name string) string {
 		}
 	}
 	return ""
+}
+
+// servesDNS reports whether w is cluster DNS or a node-local DNS cache:
+// those resolve through the node on purpose.
+func servesDNS(w workload) bool {
+	if isClusterDNS(w) || w.Ref.Name == "node-local-dns" || w.Template.Labels["k8s-app"] == "node-local-dns" {
+		return true
+	}
+	for _, c := range w.Template.Spec.Containers {
+		if imageIs(c.Image, "k8s-dns-node-cache", "dns-node-cache") {
+			return true
+		}
+	}
+	return false
+}
+
+func dnsPolicyDefault() *Check {
+	c := &Check{
+		ID:       "dns-policy-default",
+		Severity: Medium,
+		Title: incidentlib.Text{
+			EN: "Application pods use dnsPolicy Default and cannot resolve cluster names",
+			KO: "애플리케이션 파드가 dnsPolicy Default를 써서 클러스터 이름을 풀지 못함",
+		},
+		Remediation: incidentlib.Text{
+			EN: "Remove dnsPolicy: Default (ClusterFirst is the default) so that the pods resolve through cluster DNS; for a pod that also needs the node's search domains, add them with dnsConfig rather than leaving cluster DNS. Check manifests for settings like this one before a cluster upgrade.",
+			KO: "dnsPolicy: Default를 지워(기본값은 ClusterFirst) 파드가 클러스터 DNS로 이름을 풀게 하세요. 노드의 검색 도메인도 필요한 파드라면 클러스터 DNS를 떠나지 말고 dnsConfig로 더하세요. 클러스터 업그레이드 전에는 매니페스트에 이런 설정이 남아 있지 않은지 확인하세요.",
+		},
+		LooksAt: incidentlib.Text{
+			EN: "The pod templates of every workload and their dnsPolicy. Default (despite its name, not the default) makes pods use the node's resolver instead of cluster DNS, so the names of Services (name.namespace.svc.cluster.local) do not resolve from them, and whether they work depends on the node image's resolver, which a cluster upgrade can change. Cluster DNS and node-local DNS caches, which must resolve through the node, and pods on the host network are left out.",
+			KO: "모든 워크로드의 파드 템플릿과 그 dnsPolicy를 봅니다. Default는 이름과 달리 기본값이 아니며, 파드가 클러스터 DNS 대신 노드의 리졸버를 쓰게 합니다. 그래서 Service 이름(name.namespace.svc.cluster.local)이 풀리지 않고, 동작 여부가 노드 이미지의 리졸버에 달려 클러스터 업그레이드로 바뀔 수 있습니다. 노드를 거쳐 이름을 풀어야 하는 클러스터 DNS와 node-local DNS 캐시, 호스트 네트워크의 파드는 보지 않습니다.",
+		},
+		CannotSee: incidentlib.Text{
+			EN: "Whether the pods need cluster names at all (a pod that only reaches outside hosts can live with the node's resolver), and what the node's resolv.conf holds.",
+			KO: "파드가 클러스터 이름을 아예 필요로 하는지(바깥 호스트에만 닿는 파드는 노드 리졸버로도 괜찮습니다), 노드의 resolv.conf에 무엇이 있는지는 보지 못합니다.",
+		},
+		AnyOf: [][]inventory.Kind{allWorkloads},
+		Citations: []Citation{
+			{Case: "IL-0783",
+				Quote:   "Removed `dnsPolicy: Default` from all three of the application's Deployments.",
+				QuoteKO: "애플리케이션의 Deployment 세 개 모두에서 `dnsPolicy: Default` 를 지웠다."},
+		},
+	}
+	c.Run = func(inv *inventory.Inventory) []Finding {
+		var out []Finding
+		for _, w := range workloads(inv) {
+			spec := &w.Template.Spec
+			if spec.DNSPolicy != corev1.DNSDefault || spec.HostNetwork || servesDNS(w) {
+				continue
+			}
+			out = append(out, c.findingAt(0, w.Ref, podSpecPath(w.Ref.Kind)+".dnsPolicy",
+				"pods use dnsPolicy Default: they resolve through the node, not cluster DNS, so Service names do not resolve from them",
+				"파드가 dnsPolicy Default를 씁니다. 클러스터 DNS가 아니라 노드를 거쳐 이름을 풀기 때문에 Service 이름이 풀리지 않습니다"))
+		}
+		return out
+	}
+	return c
+}
+
+// defaultNdots is the ndots option the kubelet writes into a ClusterFirst
+// pod's resolv.conf.
+const defaultNdots = 5
+
+// podNdots returns the ndots a pod template's resolver uses.
+func podNdots(spec *corev1.PodSpec) int {
+	n := defaultNdots
+	if spec.DNSConfig != nil {
+		for _, o := range spec.DNSConfig.Options {
+			if o.Name == "ndots" && o.Value != nil {
+				if v, err := strconv.Atoi(*o.Value); err == nil {
+					n = v
+				}
+			}
+		}
+	}
+	return n
+}
+
+// externalHost returns the host an environment value names when it is a
+// URL (scheme://host…) or host:port outside the cluster: a name with a dot,
+// not an address, not a cluster name (.svc, .cluster.local) nor a local one.
+func externalHost(v string) string {
+	v = strings.TrimSpace(v)
+	if v == "" || strings.ContainsAny(v, " \t,;") {
+		return ""
+	}
+	host := ""
+	if strings.Contains(v, "://") {
+		u, err := url.Parse(v)
+		if err != nil {
+			return ""
+		}
+		host = u.Hostname()
+	} else if h, port, err := net.SplitHostPort(v); err == nil {
+		if _, err := strconv.Atoi(port); err != nil {
+			return ""
+		}
+		host = h
+	}
+	host = strings.ToLower(host)
+	if host == "" || !strings.Contains(host, ".") || strings.HasSuffix(host, ".") || net.ParseIP(host) != nil {
+		return ""
+	}
+	for _, s := range []string{".svc", ".cluster.local"} {
+		if strings.HasSuffix(host, s) || strings.Contains(host, ".svc.") {
+			return ""
+		}
+	}
+	// name.namespace is a Service of the cluster: an outside name has a
+	// domain and a top-level domain at least.
+	if strings.Count(host, ".") < 2 {
+		return ""
+	}
+	return host
+}
+
+func dnsNdotsExternalNames() *Check {
+	c := &Check{
+		ID:       "dns-ndots-external-names",
+		Severity: Low,
+		Title: incidentlib.Text{
+			EN: "Pods look up names outside the cluster with ndots 5: every lookup goes through the search domains first",
+			KO: "파드가 ndots 5로 클러스터 밖 이름을 찾음: 찾을 때마다 검색 도메인부터 거침",
+		},
+		Remediation: incidentlib.Text{
+			EN: "Give the pods a dnsConfig option ndots of 2 (or write outside names fully qualified, with a trailing dot), cache lookups in the process or run a node-local DNS cache, and keep connections to outside hosts open long enough that a surge of requests does not become a surge of DNS queries.",
+			KO: "파드에 dnsConfig의 ndots 옵션을 2로 주거나(또는 바깥 이름을 끝에 점을 붙인 완전한 이름으로 쓰고), 프로세스 안에서 조회 결과를 캐시하거나 node-local DNS 캐시를 두며, 바깥 호스트로 가는 연결을 충분히 오래 유지해 요청 폭증이 DNS 쿼리 폭증이 되지 않게 하세요.",
+		},
+		LooksAt: incidentlib.Text{
+			EN: "The environment of the containers of every workload that resolves through cluster DNS (dnsPolicy ClusterFirst, not on the host network): values that are URLs or host:port pairs naming a host outside the cluster (a name with two dots or more, not .svc or .cluster.local, not an address). With the kubelet's default ndots 5 such a name has fewer dots than ndots, so each lookup first tries every search domain of the pod, with A and AAAA queries each, before the name itself: several queries to cluster DNS for every lookup, and a request spike from a client without a DNS cache becomes a query spike that can take cluster DNS down.",
+			KO: "클러스터 DNS로 이름을 푸는(dnsPolicy ClusterFirst, 호스트 네트워크가 아닌) 모든 워크로드 컨테이너의 환경 변수를 봅니다. 값이 클러스터 밖 호스트(점이 둘 이상인 이름, .svc나 .cluster.local이 아닌 것, 주소가 아닌 것)를 가리키는 URL이나 host:port이면, kubelet 기본값 ndots 5에서는 그 이름의 점이 ndots보다 적어 조회할 때마다 파드의 검색 도메인을 하나씩, 그것도 A와 AAAA로 각각 먼저 시도한 뒤에야 이름 자체를 찾습니다. 조회 한 번이 클러스터 DNS 쿼리 여러 개가 되고, DNS 캐시 없는 클라이언트의 요청 폭증은 클러스터 DNS를 쓰러뜨릴 수 있는 쿼리 폭증이 됩니다.",
+		},
+		CannotSee: incidentlib.Text{
+			EN: "Names the code or a ConfigMap holds rather than the environment, names with a single dot (example.com), which cannot be told from a Service's name.namespace, whether the client caches lookups, and how many search domains the nodes add.",
+			KO: "코드나 ConfigMap에 있는 이름(환경 변수가 아닌 것), Service의 name.namespace와 구별할 수 없는 점 하나짜리 이름(example.com), 클라이언트가 조회 결과를 캐시하는지, 노드가 검색 도메인을 몇 개 더하는지는 보지 못합니다.",
+		},
+		AnyOf: [][]inventory.Kind{allWorkloads},
+		Citations: []Citation{
+			{Case: "IL-0313",
+				Quote:   "runs with the default Kubernetes DNS settings (the ndots 5 problem: 10 queries for every lookup of a cluster-external name)",
+				QuoteKO: "쿠버네티스 기본 DNS 설정(ndots 5 문제: 클러스터 밖 이름 하나를 찾을 때마다 쿼리 10개)으로 돌았으며"},
+		},
+	}
+	c.Run = func(inv *inventory.Inventory) []Finding {
+		var out []Finding
+		for _, w := range workloads(inv) {
+			spec := &w.Template.Spec
+			policy := spec.DNSPolicy
+			if policy == "" {
+				policy = corev1.DNSClusterFirst
+			}
+			if policy != corev1.DNSClusterFirst || spec.HostNetwork || servesDNS(w) {
+				continue
+			}
+			ndots := podNdots(spec)
+			var hosts []string
+			seen := map[string]bool{}
+			path := ""
+			for _, ctr := range allContainers(w.Template) {
+				for i, e := range ctr.Env {
+					h := externalHost(e.Value)
+					if h == "" || strings.Count(h, ".") >= ndots || seen[h] {
+						continue
+					}
+					if path == "" {
+						path = fmt.Sprintf("%s.env[%d]", containerPath(w.Ref.Kind, w.Template, ctr.Name), i)
+					}
+					seen[h] = true
+					hosts = append(hosts, h)
+				}
+			}
+			if len(hosts) == 0 {
+				continue
+			}
+			l := strings.Join(hosts, ", ")
+			out = append(out, c.findingAt(0, w.Ref, path,
+				fmt.Sprintf("looks up %s with ndots %d: each lookup tries every search domain first, several queries to cluster DNS each time", l, ndots),
+				fmt.Sprintf("%s를 ndots %d로 찾습니다. 찾을 때마다 검색 도메인을 모두 먼저 시도해 클러스터 DNS에 쿼리를 여러 번 보냅니다", l, ndots)))
+		}
+		return out
+	}
+	return c
+}
+
+// isExternalDNS recognises external-dns containers.
+func isExternalDNS(c *corev1.Container) bool {
+	return imageIs(c.Image, "external-dns") || c.Name == "external-dns"
+}
+
+// placeholderOwners are owner ids that name no cluster: external-dns's own
+// default, and the chart default of the cited case.
+var placeholderOwners = map[string]bool{"": true, "default": true, "xx": true}
+
+func externalDNSOwnerID() *Check {
+	c := &Check{
+		ID:       "external-dns-owner-id",
+		Severity: Medium,
+		Title: incidentlib.Text{
+			EN: "external-dns runs with a placeholder TXT owner id",
+			KO: "external-dns가 자리 표시용 TXT owner id로 돎",
+		},
+		Remediation: incidentlib.Text{
+			EN: "Set --txt-owner-id to a value unique to the cluster (its name), never a chart default, and check it after renaming chart values. When changing an owner id, migrate or delete the TXT records the old id owns, since external-dns will not touch records another owner holds.",
+			KO: "--txt-owner-id를 클러스터마다 고유한 값(클러스터 이름)으로 주고 차트 기본값을 쓰지 마세요. 차트 값 이름을 바꾼 뒤에는 이 값을 확인하세요. owner id를 바꿀 때는 예전 id가 소유한 TXT 레코드를 옮기거나 지우세요. external-dns는 다른 소유자의 레코드를 건드리지 않습니다.",
+		},
+		LooksAt: incidentlib.Text{
+			EN: "The arguments and environment of external-dns containers that use the TXT registry (the default). An owner id that is not set (external-dns then uses \"default\"), or is \"default\" or the placeholder \"xx\", is reported: external-dns claims records through TXT records carrying its owner id and leaves alone every record another owner id holds, so a placeholder shared with another or an earlier installation keeps it from creating or fixing the cluster's names, and lets two clusters fight over the same ones.",
+			KO: "TXT 레지스트리(기본값)를 쓰는 external-dns 컨테이너의 인자와 환경 변수를 봅니다. owner id가 없거나(그러면 external-dns는 \"default\"를 씁니다) \"default\" 또는 자리 표시용 \"xx\"이면 보고합니다. external-dns는 자기 owner id를 담은 TXT 레코드로 레코드를 차지하고 다른 owner id의 레코드는 건드리지 않으므로, 다른 설치나 예전 설치와 같은 자리 표시 값은 클러스터의 이름을 만들거나 고치지 못하게 막고, 두 클러스터가 같은 이름을 두고 다투게 합니다.",
+		},
+		CannotSee: incidentlib.Text{
+			EN: "Other placeholder values, owner ids that collide with another cluster's, the TXT records already in the zone, and an owner id set through a file or a ConfigMap rather than flags or the EXTERNAL_DNS_TXT_OWNER_ID variable.",
+			KO: "다른 자리 표시 값, 다른 클러스터와 겹치는 owner id, 존에 이미 있는 TXT 레코드, 플래그나 EXTERNAL_DNS_TXT_OWNER_ID 변수가 아니라 파일이나 ConfigMap으로 준 owner id는 보지 못합니다.",
+		},
+		AnyOf: [][]inventory.Kind{{inventory.Deployment, inventory.StatefulSet}},
+		Citations: []Citation{
+			{Case: "IL-0770",
+				Quote:   "so external-dns was deployed with the default owner id \"xx\" and earlier TXT records with that owner id blocked it from managing the cluster's names.",
+				QuoteKO: "external-dns 가 기본 owner id \"xx\" 로 배포됐고, 같은 owner id 를 단 기존 TXT 레코드가 클러스터 이름 관리를 가로막았다."},
+		},
+	}
+	c.Run = func(inv *inventory.Inventory) []Finding {
+		var out []Finding
+		for _, w := range workloads(inv) {
+			if w.Ref.Kind != "Deployment" && w.Ref.Kind != "StatefulSet" {
+				continue
+			}
+			for i := range w.Template.Spec.Containers {
+				ctr := &w.Template.Spec.Containers[i]
+				if !isExternalDNS(ctr) {
+					continue
+				}
+				args := append(append([]string(nil), ctr.Command...), ctr.Args...)
+				if r := flagValue(args, "registry"); r != "" && r != "txt" {
+					continue
+				}
+				owner, set := "", false
+				if flagPresent(args, "txt-owner-id") {
+					owner, set = flagValue(args, "txt-owner-id"), true
+				} else {
+					for _, e := range ctr.Env {
+						if e.Name == "EXTERNAL_DNS_TXT_OWNER_ID" {
+							owner, set = e.Value, true
+							if e.ValueFrom != nil {
+								owner = "(from elsewhere)" // not ours to judge
+							}
+						}
+					}
+				}
+				if !set {
+					owner = "default" // external-dns's own default
+				}
+				if !placeholderOwners[owner] || inv.FieldUnknown(w.Ref, fmt.Sprintf(".containers[%d].args", i)) {
+					continue
+				}
+				path := containerPath(w.Ref.Kind, w.Template, ctr.Name)
+				if len(ctr.Args) > 0 {
+					path += ".args"
+				}
+				what, whatKO := fmt.Sprintf("runs with the placeholder owner id %q", owner), fmt.Sprintf("자리 표시용 owner id %q로 돕니다", owner)
+				if !set {
+					what, whatKO = "sets no --txt-owner-id, so it owns records as \"default\"", "--txt-owner-id가 없어 레코드를 \"default\"로 소유합니다"
+				}
+				out = append(out, c.findingAt(0, w.Ref, path,
+					fmt.Sprintf("container %s %s: TXT records that another or an earlier installation left under that id keep it from managing the cluster's names", ctr.Name, what),
+					fmt.Sprintf("컨테이너 %s가 %s. 다른 설치나 예전 설치가 그 id로 남긴 TXT 레코드가 있으면 클러스터 이름을 관리하지 못합니다", ctr.Name, whatKO)))
+			}
+		}
+		return out
+	}
+	return c
+}
+
+// flagPresent reports whether args hold --name, with or without a value.
+func flagPresent(args []string, name string) bool {
+	for _, a := range args {
+		for _, w := range strings.Fields(a) {
+			if !strings.HasPrefix(w, "-") {
+				continue
+			}
+			w = strings.TrimLeft(w, "-")
+			if w == name || strings.HasPrefix(w, name+"=") {
+				return true
+			}
+		}
+	}
+	return false
 }

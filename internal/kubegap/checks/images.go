@@ -2,6 +2,7 @@ package checks
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -16,6 +17,7 @@ func imageChecks() []*Check {
 	return []*Check{
 		imagePullAlwaysPublic(),
 		imageMutableTag(),
+		etcdV35DataInconsistency(),
 	}
 }
 
@@ -148,8 +150,14 @@ func imageMutableTag() *Check {
 			EN: "Other tags that are moved on purpose (stable, a major version), and admission policies or controllers that resolve tags to digests at creation.",
 			KO: "일부러 옮겨 다는 다른 태그(stable, 메이저 버전), 생성할 때 태그를 다이제스트로 바꿔 주는 어드미션 정책이나 컨트롤러는 보지 못합니다.",
 		},
-		AnyOf:     [][]inventory.Kind{allWorkloads},
-		Citations: nil, // no case in the corpus states the mechanism (see TestCitations)
+		AnyOf: [][]inventory.Kind{allWorkloads},
+		Citations: []Citation{
+			// A Docker build host, not a node, but the same mechanism: a
+			// pull replaced what every new container starts from.
+			{Case: "IL-0565",
+				Quote:   "On a shared build host, pulling a mutable tag changes the base image of every build at once",
+				QuoteKO: "공유 빌드 호스트에서 변하는 태그를 pull 하면 모든 빌드의 베이스 이미지가 한꺼번에 바뀐다."},
+		},
 	}
 	c.Run = func(inv *inventory.Inventory) []Finding {
 		var out []Finding
@@ -171,6 +179,86 @@ func imageMutableTag() *Check {
 			out = append(out, c.findingAt(0, w.Ref, containerPath(w.Ref.Kind, w.Template, first)+".image",
 				fmt.Sprintf("container %s names its image by a moving tag: the next pull can change what every new pod runs", l),
 				fmt.Sprintf("컨테이너 %s가 이미지를 움직이는 태그로 지정합니다. 다음 pull이 새로 뜨는 모든 파드가 돌릴 것을 바꿀 수 있습니다", l)))
+		}
+		return out
+	}
+	return c
+}
+
+// etcdBuggyTag matches the etcd releases whose consistent index could be
+// saved ahead of the data it points to (v3.5.0 to v3.5.2, fixed in v3.5.3),
+// in the tag forms images use: v3.5.1, 3.5.1-0 (kubeadm), 3.5.2-debian-10-r1.
+var etcdBuggyTag = regexp.MustCompile(`^v?3\.5\.[0-2]([-_+.].*)?$`)
+
+// initialCorruptCheck reports whether an etcd container turns on the
+// corruption check at start, by flag or by its ETCD_ variable.
+func initialCorruptCheck(c *corev1.Container) bool {
+	const flag = "experimental-initial-corrupt-check"
+	for _, a := range append(append([]string(nil), c.Command...), c.Args...) {
+		for _, w := range strings.Fields(a) {
+			w = strings.TrimLeft(w, "-")
+			if w == flag || strings.EqualFold(w, flag+"=true") {
+				return true
+			}
+		}
+	}
+	for _, e := range c.Env {
+		if e.Name == "ETCD_EXPERIMENTAL_INITIAL_CORRUPT_CHECK" && strings.EqualFold(e.Value, "true") {
+			return true
+		}
+	}
+	return false
+}
+
+func etcdV35DataInconsistency() *Check {
+	c := &Check{
+		ID:       "etcd-v35-data-inconsistency",
+		Severity: High,
+		Title: incidentlib.Text{
+			EN: "etcd 3.5.0 to 3.5.2, whose members can silently lose committed writes after a crash",
+			KO: "크래시 뒤 멤버가 커밋된 쓰기를 말없이 잃을 수 있는 etcd 3.5.0~3.5.2",
+		},
+		Remediation: incidentlib.Text{
+			EN: "Move every member to etcd 3.5.3 or later (or stay on 3.4) before anything else, and until then start members with --experimental-initial-corrupt-check=true, which finds a diverged member at start. Give etcd memory and request headroom so that it is not OOM-killed, and compare the members' HashKV after any crash.",
+			KO: "무엇보다 먼저 모든 멤버를 etcd 3.5.3 이상으로(또는 3.4에 머물도록) 옮기고, 그때까지는 멤버를 --experimental-initial-corrupt-check=true로 띄워 시작할 때 어긋난 멤버를 찾게 하세요. etcd가 OOM으로 죽지 않도록 메모리와 요청에 여유를 주고, 크래시가 있은 뒤에는 멤버들의 HashKV를 비교하세요.",
+		},
+		LooksAt: incidentlib.Text{
+			EN: "The containers of every workload whose image is etcd (registry.k8s.io/etcd, quay.io/coreos/etcd, bitnami/etcd, …) with a tag of 3.5.0, 3.5.1 or 3.5.2. In those releases a member that crashes or is killed in a short window of an apply (under heavy load or out of memory, as the reports were) saves its consistent index ahead of its data and, on restart, skips the committed writes of the interrupted apply: it diverges from the other members without any error. Members started with the initial corruption check are reported as medium, since a diverged member is then caught when it starts.",
+			KO: "이미지가 etcd(registry.k8s.io/etcd, quay.io/coreos/etcd, bitnami/etcd 등)이고 태그가 3.5.0, 3.5.1, 3.5.2인 모든 워크로드의 컨테이너를 봅니다. 이 릴리스에서는 적용 도중의 짧은 틈에 죽거나 강제 종료된 멤버(제보된 사례는 부하 폭주나 메모리 부족)가 consistent index를 데이터보다 앞서 저장하고, 다시 뜰 때 중단된 적용의 커밋된 쓰기를 건너뜁니다. 그 멤버는 아무 오류 없이 다른 멤버와 어긋납니다. 시작 시 손상 검사를 켠 멤버는, 어긋난 멤버가 시작할 때 잡히므로 중간으로 보고합니다.",
+		},
+		CannotSee: incidentlib.Text{
+			EN: "etcd run as static pods on control-plane nodes (kubeadm's; kubegap counts pods, it does not read them) or outside the cluster, including a managed control plane's; images whose tag does not carry the version; and whether a member has already diverged.",
+			KO: "컨트롤 플레인 노드의 스태틱 파드로 도는 etcd(kubeadm의 것. kubegap은 파드를 세기만 하고 읽지 않습니다)나 클러스터 밖의 etcd(관리형 컨트롤 플레인의 것 포함), 태그에 버전이 없는 이미지, 멤버가 이미 어긋났는지는 보지 못합니다.",
+		},
+		AnyOf: [][]inventory.Kind{allWorkloads},
+		Citations: []Citation{
+			{Case: "IL-0853",
+				Quote:   "A member running etcd v3.5 from v3.5.0 until the v3.5.3 fix crashing (reports involved heavy request load or out-of-memory kills) in the small window after the backend hook had saved a new consistent index but before the apply workflow had written its changes.",
+				QuoteKO: "v3.5.0 부터 수정판 v3.5.3 이전까지의 etcd v3.5 멤버가, 백엔드 훅이 새 consistent index 를 저장한 뒤이면서 적용 작업이 변경을 기록하기 전인 짧은 틈에 죽은 것(제보된 사례는 요청 폭주나 OOM 종료였다)."},
+		},
+	}
+	c.Run = func(inv *inventory.Inventory) []Finding {
+		var out []Finding
+		for _, w := range workloads(inv) {
+			for _, ctr := range allContainers(w.Template) {
+				if !imageIs(ctr.Image, "etcd") {
+					continue
+				}
+				_, tag, _ := imageRef(ctr.Image)
+				if !etcdBuggyTag.MatchString(tag) {
+					continue
+				}
+				path := containerPath(w.Ref.Kind, w.Template, ctr.Name) + ".image"
+				if initialCorruptCheck(ctr) {
+					out = append(out, c.findingAt(Medium, w.Ref, path,
+						fmt.Sprintf("container %s runs etcd %s, whose members can skip committed writes after a crash; its start-up corruption check will catch a diverged member, but only when it restarts", ctr.Name, tag),
+						fmt.Sprintf("컨테이너 %s가 etcd %s를 돌립니다. 이 버전의 멤버는 크래시 뒤 커밋된 쓰기를 건너뛸 수 있습니다. 시작 시 손상 검사가 어긋난 멤버를 잡지만, 다시 시작할 때뿐입니다", ctr.Name, tag)))
+					continue
+				}
+				out = append(out, c.findingAt(0, w.Ref, path,
+					fmt.Sprintf("container %s runs etcd %s: a member that crashes mid-apply can silently lose committed writes and diverge from the others; upgrade to 3.5.3 or later", ctr.Name, tag),
+					fmt.Sprintf("컨테이너 %s가 etcd %s를 돌립니다. 적용 도중 죽은 멤버는 커밋된 쓰기를 말없이 잃고 다른 멤버와 어긋날 수 있습니다. 3.5.3 이상으로 올리세요", ctr.Name, tag)))
+			}
 		}
 		return out
 	}
