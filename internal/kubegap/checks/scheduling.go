@@ -2,6 +2,7 @@ package checks
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -19,6 +20,8 @@ func schedulingChecks() []*Check {
 		memoryOvercommit(),
 		criticalPodNoPriority(),
 		hpaNoHeadroom(),
+		pinnedToOneNode(),
+		pinnedAntiAffinityDeadlock(),
 	}
 }
 
@@ -375,6 +378,169 @@ func hpaNoHeadroom() *Check {
 					fmt.Sprintf("already runs %s at its maximum of %d replicas: the next surge finds no room", t, hi),
 					fmt.Sprintf("이미 %s를 최댓값인 복제본 %d개로 돌리고 있습니다. 다음 폭증에 쓸 여유가 없습니다", t, hi)))
 			}
+		}
+		return out
+	}
+	return c
+}
+
+const hostnameKey = "kubernetes.io/hostname"
+
+// pinnedHost returns the one node a pod template is held to, and the field
+// that holds it: spec.nodeName, a nodeSelector on the hostname label, or a
+// required node affinity whose every term allows a single, same hostname.
+func pinnedHost(t *corev1.PodTemplateSpec) (host, field string) {
+	if t.Spec.NodeName != "" {
+		return t.Spec.NodeName, ".nodeName"
+	}
+	if h, ok := t.Spec.NodeSelector[hostnameKey]; ok && h != "" {
+		return h, ".nodeSelector"
+	}
+	a := t.Spec.Affinity
+	if a == nil || a.NodeAffinity == nil || a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
+		return "", ""
+	}
+	terms := a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
+	for _, term := range terms {
+		h := ""
+		for _, e := range term.MatchExpressions {
+			if e.Key == hostnameKey && e.Operator == corev1.NodeSelectorOpIn && len(e.Values) == 1 {
+				h = e.Values[0]
+			}
+		}
+		if h == "" || (host != "" && h != host) {
+			return "", ""
+		}
+		host = h
+	}
+	if host == "" {
+		return "", ""
+	}
+	return host, ".affinity.nodeAffinity"
+}
+
+// hostPathData reports whether a pod template keeps data on its node's own
+// disk (a hostPath volume): such a pod belongs to its node by design.
+func hostPathData(t *corev1.PodTemplateSpec) bool {
+	for _, v := range t.Spec.Volumes {
+		if v.HostPath != nil {
+			return true
+		}
+	}
+	return false
+}
+
+func pinnedToOneNode() *Check {
+	c := &Check{
+		ID:       "pinned-to-one-node",
+		Severity: Low,
+		Title: incidentlib.Text{
+			EN: "Workload pinned to a single node by its hostname",
+			KO: "호스트 이름으로 노드 하나에 묶인 워크로드",
+		},
+		Remediation: incidentlib.Text{
+			EN: "Remove the hostname pin (nodeName, a nodeSelector or required node affinity on kubernetes.io/hostname) once the reason for it is gone; to keep the pods off unstable nodes use labels that several nodes carry, taints, or preferred affinity, and spread the replicas with anti-affinity or topology spread constraints, with a PodDisruptionBudget.",
+			KO: "고정한 이유가 사라지면 호스트 이름 고정(nodeName, kubernetes.io/hostname에 대한 nodeSelector나 required 노드 어피니티)을 없애세요. 불안정한 노드를 피하려면 여러 노드가 함께 가진 레이블, 테인트, preferred 어피니티를 쓰고, 복제본은 anti-affinity나 topology spread constraint로 흩고 PodDisruptionBudget을 두세요.",
+		},
+		LooksAt: incidentlib.Text{
+			EN: "Deployments and StatefulSets whose pods may only run on one named node: spec.nodeName, a nodeSelector on kubernetes.io/hostname, or a required node affinity that allows a single hostname. Every replica then shares that node's fate: when it fails, is drained or is replaced, the pods have nowhere else to go and stay Pending. A pin set during an incident to step around a bad node tends to stay. Pods that keep their data on the node's own disk (a hostPath volume) belong to the node by design and are left out.",
+			KO: "파드가 이름이 정해진 노드 하나에서만 돌 수 있는 Deployment와 StatefulSet을 봅니다. spec.nodeName, kubernetes.io/hostname에 대한 nodeSelector, 호스트 이름 하나만 허용하는 required 노드 어피니티가 그렇습니다. 그러면 모든 복제본이 그 노드와 운명을 같이합니다. 노드가 고장 나거나 drain되거나 교체되면 파드는 갈 곳이 없어 Pending에 머뭅니다. 장애 중에 나쁜 노드를 피하려고 걸어 둔 고정은 그대로 남기 쉽습니다. 노드 자신의 디스크(hostPath 볼륨)에 데이터를 두는 파드는 애초에 그 노드에 속하므로 보지 않습니다.",
+		},
+		CannotSee: incidentlib.Text{
+			EN: "Pins through other labels that only one node carries, local PersistentVolumes whose node affinity holds the pod to one node, and whether the named node still exists.",
+			KO: "노드 하나만 가진 다른 레이블을 통한 고정, 노드 어피니티로 파드를 노드 하나에 묶는 로컬 PersistentVolume, 지정한 노드가 아직 있는지는 보지 못합니다.",
+		},
+		AnyOf: [][]inventory.Kind{{inventory.Deployment, inventory.StatefulSet}},
+		Citations: []Citation{
+			{Case: "IL-0305",
+				Quote:   "since pinning to one node makes it a single point of failure.",
+				QuoteKO: "한 노드에 묶으면 단일 장애 지점이 되므로"},
+		},
+	}
+	c.Run = func(inv *inventory.Inventory) []Finding {
+		var out []Finding
+		for _, w := range workloads(inv) {
+			if w.Ref.Kind != "Deployment" && w.Ref.Kind != "StatefulSet" {
+				continue
+			}
+			host, field := pinnedHost(w.Template)
+			if host == "" || hostPathData(w.Template) {
+				continue
+			}
+			out = append(out, c.findingAt(0, w.Ref, podSpecPath(w.Ref.Kind)+field,
+				fmt.Sprintf("runs only on node %s: when that node fails or is drained its pods have nowhere to go", host),
+				fmt.Sprintf("노드 %s에서만 돕니다. 그 노드가 고장 나거나 drain되면 파드가 갈 곳이 없습니다", host)))
+		}
+		return out
+	}
+	return c
+}
+
+// selfAntiAffinity returns the index of a required pod anti-affinity term
+// of t on the hostname key that selects t's own pods, or -1.
+func selfAntiAffinity(ns string, t *corev1.PodTemplateSpec) int {
+	a := t.Spec.Affinity
+	if a == nil || a.PodAntiAffinity == nil {
+		return -1
+	}
+	for i, term := range a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
+		if term.TopologyKey != hostnameKey || term.NamespaceSelector != nil {
+			continue
+		}
+		if len(term.Namespaces) > 0 && !slices.Contains(term.Namespaces, ns) {
+			continue
+		}
+		if selectorMatches(term.LabelSelector, t.Labels) {
+			return i
+		}
+	}
+	return -1
+}
+
+func pinnedAntiAffinityDeadlock() *Check {
+	c := &Check{
+		ID:       "pinned-anti-affinity-deadlock",
+		Severity: Medium,
+		Title: incidentlib.Text{
+			EN: "Deployment pinned to one node with anti-affinity against its own pods: a replacement cannot start while the old pod exists",
+			KO: "노드 하나에 묶였는데 자기 파드에 대한 anti-affinity가 있는 Deployment: 이전 파드가 남아 있는 동안 대체 파드가 뜨지 못함",
+		},
+		Remediation: incidentlib.Text{
+			EN: "Drop one of the two rules: a pod held to one node needs no anti-affinity against its own replicas on the hostname key (there is no other node to spread to), and a pod spread by anti-affinity should not be pinned. If both must stay, use the Recreate strategy and alert on pods stuck in Terminating, which then hold the replacement back.",
+			KO: "두 규칙 가운데 하나를 없애세요. 노드 하나에 묶인 파드에는 hostname 키로 자기 복제본을 밀어내는 anti-affinity가 필요 없고(흩어질 다른 노드가 없습니다), anti-affinity로 흩는 파드는 묶지 말아야 합니다. 둘 다 남겨야 한다면 Recreate 전략을 쓰고, 대체 파드를 붙잡게 되는 Terminating에 멈춘 파드에 알림을 거세요.",
+		},
+		LooksAt: incidentlib.Text{
+			EN: "Deployments whose pods may only run on one named node (spec.nodeName, a nodeSelector on kubernetes.io/hostname, or a required node affinity allowing one hostname) and that also carry a required pod anti-affinity on kubernetes.io/hostname selecting their own pods. The replacement of a pod (a rollout's new pod, or the pod the ReplicaSet makes for one that is being deleted) may only go to that node, and the anti-affinity keeps it off that node as long as the old pod exists, Terminating included: it stays Pending until the old pod is gone, and a rollout that waits for it never finishes.",
+			KO: "파드가 이름이 정해진 노드 하나에서만 돌 수 있으면서(spec.nodeName, kubernetes.io/hostname에 대한 nodeSelector, 호스트 이름 하나만 허용하는 required 노드 어피니티) 자기 파드를 고르는 kubernetes.io/hostname의 required pod anti-affinity도 가진 Deployment를 봅니다. 파드를 대체할 파드(롤아웃의 새 파드, 또는 지워지는 파드를 대신해 ReplicaSet이 만드는 파드)는 그 노드로만 갈 수 있는데, anti-affinity는 이전 파드가 있는 동안, Terminating이라도, 그 노드를 막습니다. 그래서 이전 파드가 사라질 때까지 Pending에 머물고, 그것을 기다리는 롤아웃은 끝나지 않습니다.",
+		},
+		CannotSee: incidentlib.Text{
+			EN: "Pins through other labels that only one node carries, anti-affinity against other workloads' pods, and StatefulSets, which create a pod's replacement only once the old pod is gone.",
+			KO: "노드 하나만 가진 다른 레이블을 통한 고정, 다른 워크로드의 파드에 대한 anti-affinity, 이전 파드가 사라진 뒤에야 대체 파드를 만드는 StatefulSet은 보지 못합니다.",
+		},
+		Kinds: []inventory.Kind{inventory.Deployment},
+		Citations: []Citation{
+			{Case: "IL-0549",
+				Quote:   "The six replacement pods stayed Pending, because node affinity pinned them to k8s01 while anti-affinity kept them off it as long as their Terminating predecessors existed.",
+				QuoteKO: "새로 만든 파드 6개는 Pending 에 머물렀다. 노드 어피니티가 k8s01 로 고정하는데, Terminating 상태의 이전 파드가 남아 있는 한 안티 어피니티가 k8s01 을 막았기 때문이다."},
+		},
+	}
+	c.Run = func(inv *inventory.Inventory) []Finding {
+		var out []Finding
+		for _, w := range workloads(inv) {
+			if w.Ref.Kind != "Deployment" {
+				continue
+			}
+			host, _ := pinnedHost(w.Template)
+			if host == "" {
+				continue
+			}
+			i := selfAntiAffinity(w.Ref.Namespace, w.Template)
+			if i < 0 {
+				continue
+			}
+			out = append(out, c.findingAt(0, w.Ref, fmt.Sprintf("%s.affinity.podAntiAffinity.requiredDuringSchedulingIgnoredDuringExecution[%d]", podSpecPath(w.Ref.Kind), i),
+				fmt.Sprintf("may only run on node %s, and its anti-affinity keeps a new pod off that node while the old one exists: a replacement stays Pending until the old pod is gone", host),
+				fmt.Sprintf("노드 %s에서만 돌 수 있는데, anti-affinity가 이전 파드가 있는 동안 새 파드를 그 노드에서 막습니다. 이전 파드가 사라질 때까지 대체 파드는 Pending에 머뭅니다", host)))
 		}
 		return out
 	}
