@@ -558,8 +558,8 @@ func dnsNdotsExternalNames() *Check {
 		ID:       "dns-ndots-external-names",
 		Severity: Low,
 		Title: incidentlib.Text{
-			EN: "Pods look up names outside the cluster with ndots 5: every lookup goes through the search domains first",
-			KO: "파드가 ndots 5로 클러스터 밖 이름을 찾음: 찾을 때마다 검색 도메인부터 거침",
+			EN: "Pods look up outside names with fewer dots than their ndots (5 by default): every lookup goes through the search domains first",
+			KO: "파드가 ndots(기본 5)보다 점이 적은 클러스터 밖 이름을 찾음: 찾을 때마다 검색 도메인부터 거침",
 		},
 		Remediation: incidentlib.Text{
 			EN: "Give the pods a dnsConfig option ndots of 2 (or write outside names fully qualified, with a trailing dot), cache lookups in the process or run a node-local DNS cache, and keep connections to outside hosts open long enough that a surge of requests does not become a surge of DNS queries.",
