@@ -150,14 +150,8 @@ func imageMutableTag() *Check {
 			EN: "Other tags that are moved on purpose (stable, a major version), and admission policies or controllers that resolve tags to digests at creation.",
 			KO: "일부러 옮겨 다는 다른 태그(stable, 메이저 버전), 생성할 때 태그를 다이제스트로 바꿔 주는 어드미션 정책이나 컨트롤러는 보지 못합니다.",
 		},
-		AnyOf: [][]inventory.Kind{allWorkloads},
-		Citations: []Citation{
-			// A Docker build host, not a node, but the same mechanism: a
-			// pull replaced what every new container starts from.
-			{Case: "IL-0565",
-				Quote:   "On a shared build host, pulling a mutable tag changes the base image of every build at once",
-				QuoteKO: "공유 빌드 호스트에서 변하는 태그를 pull 하면 모든 빌드의 베이스 이미지가 한꺼번에 바뀐다."},
-		},
+		AnyOf:     [][]inventory.Kind{allWorkloads},
+		Citations: nil, // no case in the corpus states the mechanism (see TestCitations)
 	}
 	c.Run = func(inv *inventory.Inventory) []Finding {
 		var out []Finding
