@@ -70,7 +70,50 @@ func intersect(a, b []string) []string {
 	return out
 }
 
-// overlap scores how much of p's structure c shares, in [0, 1].
+// overlapFields is overlapWeights' fields in one fixed order, so that
+// overlapScore and overlap add the same terms in the same order.
+var overlapFields = []string{incidentlib.VocabComponents, incidentlib.VocabSymptoms, incidentlib.VocabContributing, incidentlib.VocabDomain}
+
+// overlapScore is overlap's score without its reason: it allocates nothing,
+// so rank can score every candidate and word the reasons of the few it
+// returns (a case page scores a few hundred candidates to show five).
+func overlapScore(p profile, c *incidentlib.Case) float64 {
+	score, max := 0.0, 0.0
+	if p.rootCause != "" && p.rootCause != "unknown" {
+		max += wRootCause
+		if p.rootCause == c.RootCause {
+			score += wRootCause
+		}
+	}
+	for _, f := range overlapFields {
+		w, mine := overlapWeights[f], p.terms[f]
+		max += w * float64(len(mine))
+		if n := countShared(mine, incidentlib.CaseTerms(c, f)); n > 0 {
+			score += w * float64(n)
+		}
+	}
+	if max == 0 {
+		return 0
+	}
+	return score / max
+}
+
+// countShared is len(intersect(a, b)).
+func countShared(a, b []string) int {
+	n := 0
+	for _, x := range a {
+		for _, y := range b {
+			if x == y {
+				n++
+				break
+			}
+		}
+	}
+	return n
+}
+
+// overlap scores how much of p's structure c shares, in [0, 1], and says
+// what it shares.
 func overlap(p profile, c *incidentlib.Case) (float64, Reason) {
 	r := Reason{Shared: map[string][]string{}}
 	score, max := 0.0, 0.0
@@ -81,8 +124,8 @@ func overlap(p profile, c *incidentlib.Case) (float64, Reason) {
 			r.SameRootCause = true
 		}
 	}
-	for f, w := range overlapWeights {
-		mine := p.terms[f]
+	for _, f := range overlapFields {
+		w, mine := overlapWeights[f], p.terms[f]
 		max += w * float64(len(mine))
 		if shared := intersect(mine, incidentlib.CaseTerms(c, f)); len(shared) > 0 {
 			score += w * float64(len(shared))
@@ -210,10 +253,9 @@ func (ix *Index) rank(p profile, text string, exclude map[string]bool, limit int
 		if c == nil || exclude[c.ID] || (c.Private && !includePrivate) {
 			return
 		}
-		s, r := overlap(p, c)
-		score := blendStructured*s + (1-blendStructured)*ts[c.ID]
+		score := blendStructured*overlapScore(p, c) + (1-blendStructured)*ts[c.ID]
 		if score > 0.05 {
-			out = append(out, Similar{Case: c, Score: score, Reason: r})
+			out = append(out, Similar{Case: c, Score: score})
 		}
 	})
 	ix.mu.RUnlock()
@@ -227,6 +269,7 @@ func (ix *Index) rank(p profile, text string, exclude map[string]bool, limit int
 		out = out[:limit]
 	}
 	for i := range out {
+		_, out[i].Reason = overlap(p, out[i].Case)
 		ix.label(&out[i].Reason)
 	}
 	return out

@@ -245,8 +245,10 @@ func (s *Site) renderCode(w http.ResponseWriter, r *http.Request, lang string, c
 	if p.Nav == "" {
 		p.Nav = s.nav[page]
 	}
-	var buf bytes.Buffer
-	if err := set.ExecuteTemplate(&buf, "base", p); err != nil {
+	buf := pageBufs.Get().(*bytes.Buffer)
+	defer putPageBuf(buf)
+	buf.Reset()
+	if err := set.ExecuteTemplate(buf, "base", p); err != nil {
 		return fmt.Errorf("render %s/%s: %w", page, lang, err)
 	}
 	h := w.Header()
@@ -266,6 +268,19 @@ func (s *Site) renderCode(w http.ResponseWriter, r *http.Request, lang string, c
 		}
 	}
 	return nil
+}
+
+// pageBufs holds the buffers pages are rendered into. A page is rendered
+// whole before its status is written (a template error still gets its
+// error page); a buffer that has grown to a page's size is kept for the
+// next, instead of growing a new one from nothing for every request.
+var pageBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+func putPageBuf(b *bytes.Buffer) {
+	if b.Cap() > 4<<20 {
+		return // an outsized page does not pin its buffer
+	}
+	pageBufs.Put(b)
 }
 
 // renderStatus renders an error page; if even that fails it falls back to
