@@ -21,7 +21,6 @@ func dnsChecks() []*Check {
 		dnsMemoryLimit(),
 		dnsAutoscalerConntrack(),
 		dnsFewReplicas(),
-		dnsPolicyDefault(),
 		dnsNdotsExternalNames(),
 		externalDNSOwnerID(),
 	}
@@ -440,7 +439,7 @@ func flagValue(args []string, name string) string {
 }
 
 // servesDNS reports whether w is cluster DNS or a node-local DNS cache:
-// those resolve through the node on purpose.
+// those resolve outside names for every pod, through the node, on purpose.
 func servesDNS(w workload) bool {
 	if isClusterDNS(w) || w.Ref.Name == "node-local-dns" || w.Template.Labels["k8s-app"] == "node-local-dns" {
 		return true
@@ -451,49 +450,6 @@ func servesDNS(w workload) bool {
 		}
 	}
 	return false
-}
-
-func dnsPolicyDefault() *Check {
-	c := &Check{
-		ID:       "dns-policy-default",
-		Severity: Medium,
-		Title: incidentlib.Text{
-			EN: "Application pods use dnsPolicy Default and cannot resolve cluster names",
-			KO: "애플리케이션 파드가 dnsPolicy Default를 써서 클러스터 이름을 풀지 못함",
-		},
-		Remediation: incidentlib.Text{
-			EN: "Remove dnsPolicy: Default (ClusterFirst is the default) so that the pods resolve through cluster DNS; for a pod that also needs the node's search domains, add them with dnsConfig rather than leaving cluster DNS. Check manifests for settings like this one before a cluster upgrade.",
-			KO: "dnsPolicy: Default를 지워(기본값은 ClusterFirst) 파드가 클러스터 DNS로 이름을 풀게 하세요. 노드의 검색 도메인도 필요한 파드라면 클러스터 DNS를 떠나지 말고 dnsConfig로 더하세요. 클러스터 업그레이드 전에는 매니페스트에 이런 설정이 남아 있지 않은지 확인하세요.",
-		},
-		LooksAt: incidentlib.Text{
-			EN: "The pod templates of every workload and their dnsPolicy. Default (despite its name, not the default) makes pods use the node's resolver instead of cluster DNS, so the names of Services (name.namespace.svc.cluster.local) do not resolve from them, and whether they work depends on the node image's resolver, which a cluster upgrade can change. Cluster DNS and node-local DNS caches, which must resolve through the node, and pods on the host network are left out.",
-			KO: "모든 워크로드의 파드 템플릿과 그 dnsPolicy를 봅니다. Default는 이름과 달리 기본값이 아니며, 파드가 클러스터 DNS 대신 노드의 리졸버를 쓰게 합니다. 그래서 Service 이름(name.namespace.svc.cluster.local)이 풀리지 않고, 동작 여부가 노드 이미지의 리졸버에 달려 클러스터 업그레이드로 바뀔 수 있습니다. 노드를 거쳐 이름을 풀어야 하는 클러스터 DNS와 node-local DNS 캐시, 호스트 네트워크의 파드는 보지 않습니다.",
-		},
-		CannotSee: incidentlib.Text{
-			EN: "Whether the pods need cluster names at all (a pod that only reaches outside hosts can live with the node's resolver), and what the node's resolv.conf holds.",
-			KO: "파드가 클러스터 이름을 아예 필요로 하는지(바깥 호스트에만 닿는 파드는 노드 리졸버로도 괜찮습니다), 노드의 resolv.conf에 무엇이 있는지는 보지 못합니다.",
-		},
-		AnyOf: [][]inventory.Kind{allWorkloads},
-		Citations: []Citation{
-			{Case: "IL-0783",
-				Quote:   "Removed `dnsPolicy: Default` from all three of the application's Deployments.",
-				QuoteKO: "애플리케이션의 Deployment 세 개 모두에서 `dnsPolicy: Default` 를 지웠다."},
-		},
-	}
-	c.Run = func(inv *inventory.Inventory) []Finding {
-		var out []Finding
-		for _, w := range workloads(inv) {
-			spec := &w.Template.Spec
-			if spec.DNSPolicy != corev1.DNSDefault || spec.HostNetwork || servesDNS(w) {
-				continue
-			}
-			out = append(out, c.findingAt(0, w.Ref, podSpecPath(w.Ref.Kind)+".dnsPolicy",
-				"pods use dnsPolicy Default: they resolve through the node, not cluster DNS, so Service names do not resolve from them",
-				"파드가 dnsPolicy Default를 씁니다. 클러스터 DNS가 아니라 노드를 거쳐 이름을 풀기 때문에 Service 이름이 풀리지 않습니다"))
-		}
-		return out
-	}
-	return c
 }
 
 // defaultNdots is the ndots option the kubelet writes into a ClusterFirst

@@ -2,7 +2,6 @@ package checks
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -20,7 +19,6 @@ func probeChecks() []*Check {
 		livenessSameAsReadiness(),
 		livenessShortWindow(),
 		readinessProbeMissing(),
-		probePortNotServed(),
 	}
 }
 
@@ -346,130 +344,4 @@ func servingContainers(s *corev1.Service, ctrs []corev1.Container) []corev1.Cont
 		return declare
 	}
 	return ctrs[:1]
-}
-
-// probePort returns the port a probe connects to, when it connects to one.
-func probePort(p *corev1.Probe) (intstr.IntOrString, bool) {
-	switch {
-	case p == nil:
-	case p.HTTPGet != nil:
-		return p.HTTPGet.Port, true
-	case p.TCPSocket != nil:
-		return p.TCPSocket.Port, true
-	case p.GRPC != nil:
-		return intstr.FromInt32(p.GRPC.Port), true
-	}
-	return intstr.IntOrString{}, false
-}
-
-// portNumber resolves a port of ctr given by number or by the name of one
-// of its declared ports.
-func portNumber(ctr *corev1.Container, p intstr.IntOrString) (int32, bool) {
-	if p.Type == intstr.Int {
-		return p.IntVal, p.IntVal > 0
-	}
-	for _, cp := range ctr.Ports {
-		if cp.Name == p.StrVal {
-			return cp.ContainerPort, true
-		}
-	}
-	return 0, false
-}
-
-// servedPorts returns the ports of ctr that s sends traffic to: the
-// Service's target ports that ctr declares, by number or by name.
-func servedPorts(s *corev1.Service, ctr *corev1.Container) []int32 {
-	var out []int32
-	for _, sp := range s.Spec.Ports {
-		tp := sp.TargetPort
-		if tp.String() == "0" || tp.String() == "" {
-			tp = intstr.FromInt32(sp.Port)
-		}
-		for _, cp := range ctr.Ports {
-			if (tp.Type == intstr.Int && tp.IntVal == cp.ContainerPort) || (tp.Type == intstr.String && tp.StrVal == cp.Name) {
-				out = append(out, cp.ContainerPort)
-			}
-		}
-	}
-	return out
-}
-
-func probePortNotServed() *Check {
-	c := &Check{
-		ID:       "probe-port-not-served",
-		Severity: Low,
-		Title: incidentlib.Text{
-			EN: "Probe checks another port than the one the Service sends traffic to",
-			KO: "프로브가 Service가 트래픽을 보내는 포트가 아닌 다른 포트를 검사함",
-		},
-		Remediation: incidentlib.Text{
-			EN: "Point the readiness probe at the port and path that serve the Service's requests, at an endpoint that does the work a request does (reads the data it needs), so that a server that accepts connections but cannot answer leaves the endpoints; review probe and backend port alignment whenever ports change.",
-			KO: "readiness 프로브가 Service의 요청을 처리하는 포트와 경로를, 그것도 요청이 하는 일(필요한 데이터 읽기)을 실제로 하는 엔드포인트를 보게 하세요. 그래야 연결은 받지만 답하지 못하는 서버가 엔드포인트에서 빠집니다. 포트가 바뀔 때마다 프로브와 백엔드 포트가 맞는지 확인하세요.",
-		},
-		LooksAt: incidentlib.Text{
-			EN: "Deployments and StatefulSets whose pods a Service of the input selects, and the containers that declare one of the Service's target ports (by number or name). When such a container's readiness probe (or, without one, its liveness probe) connects to a port that is none of the ports the Service sends it traffic to, the probe tests a different listener: the served port can hang, a handler stuck on a dead dependency for instance, while the probe keeps the pod Ready and in the endpoints. Services that only expose metrics are left out.",
-			KO: "입력의 Service가 파드를 고르는 Deployment와 StatefulSet, 그리고 Service의 targetPort 가운데 하나를 (번호나 이름으로) 밝힌 컨테이너를 봅니다. 그런 컨테이너의 readiness 프로브(없으면 liveness 프로브)가 Service가 트래픽을 보내는 어느 포트도 아닌 포트에 연결하면, 프로브는 다른 리스너를 검사하는 셈입니다. 서비스 포트가 멈춰도(예를 들어 죽은 의존 대상에 걸린 핸들러) 프로브는 파드를 Ready로, 엔드포인트에 남겨 둡니다. 메트릭만 내놓는 Service는 보지 않습니다.",
-		},
-		CannotSee: incidentlib.Text{
-			EN: "Whether the probed port shares the served port's fate (a management port of the same server, as Spring Boot's, can be a sound choice), containers that do not declare their ports, exec probes, and whether a probe on the right port checks the right thing.",
-			KO: "검사하는 포트가 서비스 포트와 운명을 같이하는지(Spring Boot처럼 같은 서버의 관리 포트는 괜찮은 선택일 수 있습니다), 포트를 밝히지 않은 컨테이너, exec 프로브, 맞는 포트의 프로브가 맞는 것을 검사하는지는 보지 못합니다.",
-		},
-		Kinds: []inventory.Kind{inventory.Service},
-		AnyOf: [][]inventory.Kind{{inventory.Deployment, inventory.StatefulSet}},
-		Citations: []Citation{
-			{Case: "IL-0554",
-				Quote:   "it accepted TCP and never answered because every request read library metadata from a dead mount, while its probes targeted a different port.",
-				QuoteKO: "TCP 는 받지만 요청마다 죽은 마운트에서 라이브러리 메타데이터를 읽어야 해 응답하지 못했고, 프로브는 다른 포트를 보고 있었다."},
-		},
-	}
-	c.Run = func(inv *inventory.Inventory) []Finding {
-		var out []Finding
-		byNS := servicesIn(inv)
-		for _, w := range workloads(inv) {
-			if w.Ref.Kind != "Deployment" && w.Ref.Kind != "StatefulSet" {
-				continue
-			}
-			for i := range w.Template.Spec.Containers {
-				ctr := &w.Template.Spec.Containers[i]
-				var served []int32
-				var svcs []string
-				for _, s := range byNS[w.Ref.Namespace] {
-					if !mapSelects(s.Spec.Selector, w.Template.Labels) || metricsOnly(s) {
-						continue
-					}
-					if p := servedPorts(s, ctr); len(p) > 0 {
-						served = append(served, p...)
-						svcs = append(svcs, s.Name)
-					}
-				}
-				if len(served) == 0 {
-					continue
-				}
-				probe, which := ctr.ReadinessProbe, "readinessProbe"
-				if probe == nil {
-					probe, which = ctr.LivenessProbe, "livenessProbe"
-				}
-				pp, ok := probePort(probe)
-				if !ok {
-					continue
-				}
-				n, ok := portNumber(ctr, pp)
-				if !ok || slices.Contains(served, n) {
-					continue
-				}
-				slices.Sort(served)
-				var ps []string
-				for _, p := range slices.Compact(served) {
-					ps = append(ps, fmt.Sprint(p))
-				}
-				sv, pl := strings.Join(svcs, ", "), strings.Join(ps, ", ")
-				out = append(out, c.findingAt(0, w.Ref, containerPath(w.Ref.Kind, w.Template, ctr.Name)+"."+which,
-					fmt.Sprintf("container %s: its %s checks port %d while %s %s %s traffic to %s %s: the served port can hang while the pod stays Ready",
-						ctr.Name, which, n, plural(len(svcs), "Service", "Services"), sv, plural(len(svcs), "sends", "send"), plural(len(ps), "port", "ports"), pl),
-					fmt.Sprintf("컨테이너 %s: %s가 포트 %d를 검사하는데 Service %s는 포트 %s로 트래픽을 보냅니다. 서비스 포트가 멈춰도 파드는 Ready로 남습니다", ctr.Name, which, n, sv, pl)))
-			}
-		}
-		return out
-	}
-	return c
 }

@@ -25,8 +25,6 @@ func rolloutChecks() []*Check {
 		updatesOnDelete(),
 		budgetBlocksDrain(),
 		localTrafficPolicy(),
-		deploymentVolumeRollingUpdate(),
-		rolloutMaxUnavailable(),
 	}
 }
 
@@ -552,123 +550,6 @@ func localTrafficPolicy() *Check {
 			out = append(out, c.findingAt(0, ref("Service", s.Namespace, s.Name), "spec.externalTrafficPolicy",
 				fmt.Sprintf("externalTrafficPolicy Local in front of %s: only nodes running one of its pods pass the load balancer's health check, so nodes replaced before the pods move forward nothing", l),
 				fmt.Sprintf("%s 앞의 externalTrafficPolicy Local: 파드가 도는 노드만 로드 밸런서 헬스 체크를 통과하므로, 파드가 옮겨 가기 전에 노드를 교체하면 아무것도 넘겨지지 않습니다", l)))
-		}
-		return out
-	}
-	return c
-}
-
-// claimVolume returns the index of the first volume of t that mounts a
-// PersistentVolumeClaim, or -1.
-func claimVolume(t *corev1.PodTemplateSpec) int {
-	for i, v := range t.Spec.Volumes {
-		if v.PersistentVolumeClaim != nil {
-			return i
-		}
-	}
-	return -1
-}
-
-func deploymentVolumeRollingUpdate() *Check {
-	c := &Check{
-		ID:       "deployment-volume-rolling-update",
-		Severity: Low,
-		Title: incidentlib.Text{
-			EN: "One-pod Deployment with a volume claim is replaced by rolling update",
-			KO: "볼륨 클레임을 쓰는 파드 하나짜리 Deployment를 롤링 업데이트로 교체함",
-		},
-		Remediation: incidentlib.Text{
-			EN: "Give a single pod that owns a block volume the Recreate strategy (the old pod stops and releases the volume before the new one starts), or run it as a StatefulSet; keep it on nodes that shut down cleanly, and write down how to free a volume left attached to a lost node.",
-			KO: "블록 볼륨을 가진 파드 하나짜리 워크로드에는 Recreate 전략을 주거나(이전 파드가 멈춰 볼륨을 놓은 뒤에 새 파드가 뜹니다) StatefulSet으로 돌리세요. 깔끔하게 종료되는 노드에 두고, 잃어버린 노드에 붙은 채 남은 볼륨을 푸는 방법을 적어 두세요.",
-		},
-		LooksAt: incidentlib.Text{
-			EN: "Deployments of one replica that mount a PersistentVolumeClaim and keep the RollingUpdate strategy (the default). A redeploy starts the new pod before the old one stops; when the scheduler puts it on another node, it must wait for the volume to be detached from the old node and attached to the new one, and a ReadWriteOnce block volume cannot be on both: the new pod hangs in ContainerCreating, and a lagging unmount or a node that did not shut down cleanly leaves the service down for as long as the volume stays stuck.",
-			KO: "복제본이 하나이고 PersistentVolumeClaim을 마운트하며 RollingUpdate 전략(기본값)을 그대로 둔 Deployment를 봅니다. 재배포는 이전 파드가 멈추기 전에 새 파드를 띄웁니다. 스케줄러가 새 파드를 다른 노드에 두면 볼륨이 이전 노드에서 떨어져 새 노드에 붙기를 기다려야 하는데, ReadWriteOnce 블록 볼륨은 두 곳에 붙을 수 없습니다. 새 파드는 ContainerCreating에 걸리고, 떼기가 늦거나 노드가 깔끔하게 종료되지 않으면 볼륨이 묶여 있는 동안 서비스가 멈춥니다.",
-		},
-		CannotSee: incidentlib.Text{
-			EN: "The claim's access mode (a ReadWriteMany volume, such as NFS, can be mounted by both pods; kubegap does not read claims), whether the new pod lands on the same node, and the storage driver's attach and detach behaviour.",
-			KO: "클레임의 접근 모드(NFS 같은 ReadWriteMany 볼륨은 두 파드가 함께 마운트할 수 있습니다. kubegap은 클레임을 읽지 않습니다), 새 파드가 같은 노드에 놓이는지, 스토리지 드라이버의 붙이기·떼기 동작은 보지 못합니다.",
-		},
-		Kinds: []inventory.Kind{inventory.Deployment},
-		Citations: []Citation{
-			{Case: "IL-0746",
-				Quote:   "Each stateful pod is kept to a single volume (a one-replica Deployment or a StatefulSet); the error tends to appear when a deployment moves between nodes during a redeploy and the unmount or remount lags.",
-				QuoteKO: "팀은 상태 저장 파드마다 볼륨을 하나만 배정한다(단일 레플리카 디플로이먼트나 StatefulSet). 이 오류는 재배포 중 디플로이먼트가 노드를 옮겨 가며 떼고 붙이기가 늦어질 때 나타나는 경향이 있다."},
-		},
-	}
-	c.Run = func(inv *inventory.Inventory) []Finding {
-		var out []Finding
-		for _, d := range inv.Deployments {
-			if replicas(d.Spec.Replicas) != 1 || d.Spec.Strategy.Type == appsv1.RecreateDeploymentStrategyType {
-				continue
-			}
-			i := claimVolume(&d.Spec.Template)
-			if i < 0 {
-				continue
-			}
-			claim := d.Spec.Template.Spec.Volumes[i].PersistentVolumeClaim.ClaimName
-			field := fmt.Sprintf("spec.template.spec.volumes[%d]", i)
-			if d.Spec.Strategy.Type != "" {
-				field = "spec.strategy.type"
-			}
-			out = append(out, c.findingAt(0, ref("Deployment", d.Namespace, d.Name), field,
-				fmt.Sprintf("runs one pod on claim %s and replaces it by rolling update: the new pod can start on another node while the old one still holds the volume", claim),
-				fmt.Sprintf("클레임 %s를 쓰는 파드 하나를 롤링 업데이트로 교체합니다. 이전 파드가 아직 볼륨을 쥐고 있는 동안 새 파드가 다른 노드에서 뜰 수 있습니다", claim)))
-		}
-		return out
-	}
-	return c
-}
-
-func rolloutMaxUnavailable() *Check {
-	c := &Check{
-		ID:       "rollout-max-unavailable",
-		Severity: Low,
-		Title: incidentlib.Text{
-			EN: "Rolling update may take half the replicas or more out of service at once",
-			KO: "롤링 업데이트가 복제본의 절반 이상을 한꺼번에 뺄 수 있음",
-		},
-		Remediation: incidentlib.Text{
-			EN: "Keep capacity during rollouts: set maxUnavailable to 0 (or a small share) and let maxSurge add the new pods first, make sure the cluster has room for the surge, and size the service so that it carries peak load with the pods a rollout leaves.",
-			KO: "롤아웃 중에도 용량을 지키세요. maxUnavailable을 0(또는 작은 비율)으로 두고 maxSurge로 새 파드를 먼저 더하게 하며, 클러스터에 그만큼의 여유가 있는지 확인하고, 롤아웃이 남기는 파드만으로도 정점 부하를 감당하도록 서비스 크기를 잡으세요.",
-		},
-		LooksAt: incidentlib.Text{
-			EN: "Deployments with two replicas or more and their rollingUpdate.maxUnavailable, as a number or a share of the replicas (rounded down, as the controller does). When it lets half the replicas or more be unavailable at once, every rollout, a routine one included, can take away half the capacity: a service without that much headroom saturates on what is left, and its failures can cascade to what depends on it. The default, 25%, is not reported.",
-			KO: "복제본이 둘 이상인 Deployment와 그 rollingUpdate.maxUnavailable(숫자, 또는 컨트롤러처럼 내림한 복제본 비율)을 봅니다. 복제본의 절반 이상이 한꺼번에 빠질 수 있으면, 일상 배포까지 모든 롤아웃이 용량의 절반을 덜어 낼 수 있습니다. 그만한 여유가 없는 서비스는 남은 파드로 포화되고, 그 실패가 기대는 것들로 번질 수 있습니다. 기본값 25%는 보고하지 않습니다.",
-		},
-		CannotSee: incidentlib.Text{
-			EN: "How much headroom the service has (a service sized at twice its load can lose half), a HorizontalPodAutoscaler that changes the replica count, and smaller settings that are still too much for a service with no headroom at all.",
-			KO: "서비스에 여유가 얼마나 있는지(부하의 두 배로 잡은 서비스는 절반을 잃어도 됩니다), 복제본 수를 바꾸는 HorizontalPodAutoscaler, 여유가 전혀 없는 서비스에는 여전히 큰 더 작은 설정은 보지 못합니다.",
-		},
-		Kinds: []inventory.Kind{inventory.Deployment},
-		Citations: []Citation{
-			{Case: "IL-0810",
-				Quote:   "A routine rollout took away enough capacity to tip a service that had no headroom",
-				QuoteKO: "일상 배포가 여유가 없던 서비스의 용량을 깎아 넘어뜨렸고"},
-		},
-	}
-	c.Run = func(inv *inventory.Inventory) []Finding {
-		var out []Finding
-		for _, d := range inv.Deployments {
-			n := replicas(d.Spec.Replicas)
-			ru := d.Spec.Strategy.RollingUpdate
-			if n < 2 || d.Spec.Strategy.Type == appsv1.RecreateDeploymentStrategyType || ru == nil || ru.MaxUnavailable == nil {
-				continue
-			}
-			down, err := intstr.GetScaledValueFromIntOrPercent(ru.MaxUnavailable, n, false)
-			if err != nil || down*2 < n {
-				continue
-			}
-			r, mu := ref("Deployment", d.Namespace, d.Name), ru.MaxUnavailable.String()
-			if down >= n {
-				out = append(out, c.findingAt(0, r, "spec.strategy.rollingUpdate.maxUnavailable",
-					fmt.Sprintf("maxUnavailable %s lets a rollout take all %d replicas out at once: nothing may serve until the new pods are ready", mu, n),
-					fmt.Sprintf("maxUnavailable %s 때문에 롤아웃이 복제본 %d개를 모두 한꺼번에 뺄 수 있습니다. 새 파드가 준비될 때까지 아무것도 요청을 받지 못할 수 있습니다", mu, n)))
-				continue
-			}
-			out = append(out, c.findingAt(0, r, "spec.strategy.rollingUpdate.maxUnavailable",
-				fmt.Sprintf("maxUnavailable %s lets a rollout take %d of its %d replicas out at once: the rest must carry the load", mu, down, n),
-				fmt.Sprintf("maxUnavailable %s 때문에 롤아웃이 복제본 %d개 가운데 %d개를 한꺼번에 뺄 수 있습니다. 남은 파드가 부하를 모두 떠안아야 합니다", mu, n, down)))
 		}
 		return out
 	}

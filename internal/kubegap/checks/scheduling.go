@@ -20,7 +20,6 @@ func schedulingChecks() []*Check {
 		memoryOvercommit(),
 		criticalPodNoPriority(),
 		hpaNoHeadroom(),
-		pinnedToOneNode(),
 		pinnedAntiAffinityDeadlock(),
 	}
 }
@@ -386,22 +385,22 @@ func hpaNoHeadroom() *Check {
 
 const hostnameKey = "kubernetes.io/hostname"
 
-// pinnedHost returns the one node a pod template is held to, and the field
-// that holds it: spec.nodeName, a nodeSelector on the hostname label, or a
-// required node affinity whose every term allows a single, same hostname.
-func pinnedHost(t *corev1.PodTemplateSpec) (host, field string) {
+// pinnedHost returns the one node a pod template is held to: spec.nodeName,
+// a nodeSelector on the hostname label, or a required node affinity whose
+// every term allows a single, same hostname; "" when it is not held to one.
+func pinnedHost(t *corev1.PodTemplateSpec) string {
 	if t.Spec.NodeName != "" {
-		return t.Spec.NodeName, ".nodeName"
+		return t.Spec.NodeName
 	}
 	if h, ok := t.Spec.NodeSelector[hostnameKey]; ok && h != "" {
-		return h, ".nodeSelector"
+		return h
 	}
 	a := t.Spec.Affinity
 	if a == nil || a.NodeAffinity == nil || a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution == nil {
-		return "", ""
+		return ""
 	}
-	terms := a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
-	for _, term := range terms {
+	host := ""
+	for _, term := range a.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms {
 		h := ""
 		for _, e := range term.MatchExpressions {
 			if e.Key == hostnameKey && e.Operator == corev1.NodeSelectorOpIn && len(e.Values) == 1 {
@@ -409,71 +408,11 @@ func pinnedHost(t *corev1.PodTemplateSpec) (host, field string) {
 			}
 		}
 		if h == "" || (host != "" && h != host) {
-			return "", ""
+			return ""
 		}
 		host = h
 	}
-	if host == "" {
-		return "", ""
-	}
-	return host, ".affinity.nodeAffinity"
-}
-
-// hostPathData reports whether a pod template keeps data on its node's own
-// disk (a hostPath volume): such a pod belongs to its node by design.
-func hostPathData(t *corev1.PodTemplateSpec) bool {
-	for _, v := range t.Spec.Volumes {
-		if v.HostPath != nil {
-			return true
-		}
-	}
-	return false
-}
-
-func pinnedToOneNode() *Check {
-	c := &Check{
-		ID:       "pinned-to-one-node",
-		Severity: Low,
-		Title: incidentlib.Text{
-			EN: "Workload pinned to a single node by its hostname",
-			KO: "호스트 이름으로 노드 하나에 묶인 워크로드",
-		},
-		Remediation: incidentlib.Text{
-			EN: "Remove the hostname pin (nodeName, a nodeSelector or required node affinity on kubernetes.io/hostname) once the reason for it is gone; to keep the pods off unstable nodes use labels that several nodes carry, taints, or preferred affinity, and spread the replicas with anti-affinity or topology spread constraints, with a PodDisruptionBudget.",
-			KO: "고정한 이유가 사라지면 호스트 이름 고정(nodeName, kubernetes.io/hostname에 대한 nodeSelector나 required 노드 어피니티)을 없애세요. 불안정한 노드를 피하려면 여러 노드가 함께 가진 레이블, 테인트, preferred 어피니티를 쓰고, 복제본은 anti-affinity나 topology spread constraint로 흩고 PodDisruptionBudget을 두세요.",
-		},
-		LooksAt: incidentlib.Text{
-			EN: "Deployments and StatefulSets whose pods may only run on one named node: spec.nodeName, a nodeSelector on kubernetes.io/hostname, or a required node affinity that allows a single hostname. Every replica then shares that node's fate: when it fails, is drained or is replaced, the pods have nowhere else to go and stay Pending. A pin set during an incident to step around a bad node tends to stay. Pods that keep their data on the node's own disk (a hostPath volume) belong to the node by design and are left out.",
-			KO: "파드가 이름이 정해진 노드 하나에서만 돌 수 있는 Deployment와 StatefulSet을 봅니다. spec.nodeName, kubernetes.io/hostname에 대한 nodeSelector, 호스트 이름 하나만 허용하는 required 노드 어피니티가 그렇습니다. 그러면 모든 복제본이 그 노드와 운명을 같이합니다. 노드가 고장 나거나 drain되거나 교체되면 파드는 갈 곳이 없어 Pending에 머뭅니다. 장애 중에 나쁜 노드를 피하려고 걸어 둔 고정은 그대로 남기 쉽습니다. 노드 자신의 디스크(hostPath 볼륨)에 데이터를 두는 파드는 애초에 그 노드에 속하므로 보지 않습니다.",
-		},
-		CannotSee: incidentlib.Text{
-			EN: "Pins through other labels that only one node carries, local PersistentVolumes whose node affinity holds the pod to one node, and whether the named node still exists.",
-			KO: "노드 하나만 가진 다른 레이블을 통한 고정, 노드 어피니티로 파드를 노드 하나에 묶는 로컬 PersistentVolume, 지정한 노드가 아직 있는지는 보지 못합니다.",
-		},
-		AnyOf: [][]inventory.Kind{{inventory.Deployment, inventory.StatefulSet}},
-		Citations: []Citation{
-			{Case: "IL-0305",
-				Quote:   "since pinning to one node makes it a single point of failure.",
-				QuoteKO: "한 노드에 묶으면 단일 장애 지점이 되므로"},
-		},
-	}
-	c.Run = func(inv *inventory.Inventory) []Finding {
-		var out []Finding
-		for _, w := range workloads(inv) {
-			if w.Ref.Kind != "Deployment" && w.Ref.Kind != "StatefulSet" {
-				continue
-			}
-			host, field := pinnedHost(w.Template)
-			if host == "" || hostPathData(w.Template) {
-				continue
-			}
-			out = append(out, c.findingAt(0, w.Ref, podSpecPath(w.Ref.Kind)+field,
-				fmt.Sprintf("runs only on node %s: when that node fails or is drained its pods have nowhere to go", host),
-				fmt.Sprintf("노드 %s에서만 돕니다. 그 노드가 고장 나거나 drain되면 파드가 갈 곳이 없습니다", host)))
-		}
-		return out
-	}
-	return c
+	return host
 }
 
 // selfAntiAffinity returns the index of a required pod anti-affinity term
@@ -530,7 +469,7 @@ func pinnedAntiAffinityDeadlock() *Check {
 			if w.Ref.Kind != "Deployment" {
 				continue
 			}
-			host, _ := pinnedHost(w.Template)
+			host := pinnedHost(w.Template)
 			if host == "" {
 				continue
 			}
