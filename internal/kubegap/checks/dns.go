@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -472,9 +473,13 @@ func podNdots(spec *corev1.PodSpec) int {
 }
 
 // externalHost returns the host an environment value names when it is a
-// URL (scheme://host…) or host:port outside the cluster: a name with a dot,
-// not an address, not a cluster name (.svc, .cluster.local) nor a local one.
-func externalHost(v string) string {
+// URL (scheme://host…) or host:port outside the cluster: a name with two
+// dots or more, not an address, not fully qualified, and not a cluster
+// name. A cluster name has a label svc (name.namespace.svc, with or without
+// the cluster domain), ends in cluster.local, or ends in a namespace of
+// namespaces (a Service or a pod of a headless Service,
+// kafka-0.kafka-headless.kafka).
+func externalHost(v string, namespaces map[string]bool) string {
 	v = strings.TrimSpace(v)
 	if v == "" || strings.ContainsAny(v, " \t,;") {
 		return ""
@@ -493,20 +498,44 @@ func externalHost(v string) string {
 		host = h
 	}
 	host = strings.ToLower(host)
-	if host == "" || !strings.Contains(host, ".") || strings.HasSuffix(host, ".") || net.ParseIP(host) != nil {
+	if host == "" || strings.HasSuffix(host, ".") || net.ParseIP(host) != nil {
 		return ""
 	}
-	for _, s := range []string{".svc", ".cluster.local"} {
-		if strings.HasSuffix(host, s) || strings.Contains(host, ".svc.") {
-			return ""
-		}
-	}
+	labels := strings.Split(host, ".")
 	// name.namespace is a Service of the cluster: an outside name has a
 	// domain and a top-level domain at least.
-	if strings.Count(host, ".") < 2 {
+	if len(labels) < 3 || namespaces[labels[len(labels)-1]] || host == "cluster.local" || strings.HasSuffix(host, ".cluster.local") {
+		return ""
+	}
+	if slices.Contains(labels[1:], "svc") {
 		return ""
 	}
 	return host
+}
+
+// inputNamespaces returns the namespaces the input holds: those of its
+// Deployments, StatefulSets, DaemonSets and Services, and its Namespace
+// objects (the kinds dns-ndots-external-names reads, so that it finds the
+// same whatever else a scan reads).
+func inputNamespaces(inv *inventory.Inventory) map[string]bool {
+	m := map[string]bool{}
+	for _, d := range inv.Deployments {
+		m[d.Namespace] = true
+	}
+	for _, s := range inv.StatefulSets {
+		m[s.Namespace] = true
+	}
+	for _, d := range inv.DaemonSets {
+		m[d.Namespace] = true
+	}
+	for _, s := range inv.Services {
+		m[s.Namespace] = true
+	}
+	for _, n := range inv.Namespaces {
+		m[n.Name] = true
+	}
+	delete(m, "")
+	return m
 }
 
 func dnsNdotsExternalNames() *Check {
@@ -522,14 +551,17 @@ func dnsNdotsExternalNames() *Check {
 			KO: "파드에 dnsConfig의 ndots 옵션을 2로 주거나(또는 바깥 이름을 끝에 점을 붙인 완전한 이름으로 쓰고), 프로세스 안에서 조회 결과를 캐시하거나 node-local DNS 캐시를 두며, 바깥 호스트로 가는 연결을 충분히 오래 유지해 요청 폭증이 DNS 쿼리 폭증이 되지 않게 하세요.",
 		},
 		LooksAt: incidentlib.Text{
-			EN: "The environment of the containers of every workload that resolves through cluster DNS (dnsPolicy ClusterFirst, not on the host network): values that are URLs or host:port pairs naming a host outside the cluster (a name with two dots or more, not .svc or .cluster.local, not an address). With the kubelet's default ndots 5 such a name has fewer dots than ndots, so each lookup first tries every search domain of the pod, with A and AAAA queries each, before the name itself: several queries to cluster DNS for every lookup, and a request spike from a client without a DNS cache becomes a query spike that can take cluster DNS down.",
-			KO: "클러스터 DNS로 이름을 푸는(dnsPolicy ClusterFirst, 호스트 네트워크가 아닌) 모든 워크로드 컨테이너의 환경 변수를 봅니다. 값이 클러스터 밖 호스트(점이 둘 이상인 이름, .svc나 .cluster.local이 아닌 것, 주소가 아닌 것)를 가리키는 URL이나 host:port이면, kubelet 기본값 ndots 5에서는 그 이름의 점이 ndots보다 적어 조회할 때마다 파드의 검색 도메인을 하나씩, 그것도 A와 AAAA로 각각 먼저 시도한 뒤에야 이름 자체를 찾습니다. 조회 한 번이 클러스터 DNS 쿼리 여러 개가 되고, DNS 캐시 없는 클라이언트의 요청 폭증은 클러스터 DNS를 쓰러뜨릴 수 있는 쿼리 폭증이 됩니다.",
+			EN: "The environment of the containers of the Deployments, StatefulSets and DaemonSets that resolve through cluster DNS (dnsPolicy ClusterFirst, not on the host network): values that are URLs or host:port pairs naming a host outside the cluster (a name with two dots or more, not an address, not a cluster name: none with a svc label or ending in cluster.local, none whose last label is a namespace of the workload or of the input, as kafka-0.kafka-headless.kafka). With the kubelet's default ndots 5 such a name has fewer dots than ndots, so each lookup first tries every search domain of the pod, with A and AAAA queries each, before the name itself: several queries to cluster DNS for every lookup, and a request spike from a client without a DNS cache becomes a query spike that can take cluster DNS down. Jobs and CronJobs, whose pods run once and go, are left out.",
+			KO: "클러스터 DNS로 이름을 푸는(dnsPolicy ClusterFirst, 호스트 네트워크가 아닌) Deployment, StatefulSet, DaemonSet 컨테이너의 환경 변수를 봅니다. 값이 클러스터 밖 호스트(점이 둘 이상인 이름, 주소가 아닌 것, 클러스터 이름이 아닌 것: svc 레이블이 있거나 cluster.local로 끝나는 이름, 마지막 레이블이 워크로드나 입력의 네임스페이스인 이름(kafka-0.kafka-headless.kafka 같은)은 빼고)를 가리키는 URL이나 host:port이면, kubelet 기본값 ndots 5에서는 그 이름의 점이 ndots보다 적어 조회할 때마다 파드의 검색 도메인을 하나씩, 그것도 A와 AAAA로 각각 먼저 시도한 뒤에야 이름 자체를 찾습니다. 조회 한 번이 클러스터 DNS 쿼리 여러 개가 되고, DNS 캐시 없는 클라이언트의 요청 폭증은 클러스터 DNS를 쓰러뜨릴 수 있는 쿼리 폭증이 됩니다. 파드가 한 번 돌고 사라지는 Job과 CronJob은 보지 않습니다.",
 		},
 		CannotSee: incidentlib.Text{
-			EN: "Names the code or a ConfigMap holds rather than the environment, names with a single dot (example.com), which cannot be told from a Service's name.namespace, whether the client caches lookups, and how many search domains the nodes add.",
-			KO: "코드나 ConfigMap에 있는 이름(환경 변수가 아닌 것), Service의 name.namespace와 구별할 수 없는 점 하나짜리 이름(example.com), 클라이언트가 조회 결과를 캐시하는지, 노드가 검색 도메인을 몇 개 더하는지는 보지 못합니다.",
+			EN: "Names the code or a ConfigMap holds rather than the environment, names with a single dot (example.com), which cannot be told from a Service's name.namespace, outside names whose top-level domain is also the name of a namespace of the input (a namespace dev and api.example.dev), whether the client caches lookups, and how many search domains the nodes add.",
+			KO: "코드나 ConfigMap에 있는 이름(환경 변수가 아닌 것), Service의 name.namespace와 구별할 수 없는 점 하나짜리 이름(example.com), 최상위 도메인이 입력의 네임스페이스 이름과 같은 바깥 이름(네임스페이스 dev와 api.example.dev), 클라이언트가 조회 결과를 캐시하는지, 노드가 검색 도메인을 몇 개 더하는지는 보지 못합니다.",
 		},
-		AnyOf: [][]inventory.Kind{allWorkloads},
+		AnyOf: [][]inventory.Kind{{inventory.Deployment, inventory.StatefulSet, inventory.DaemonSet}},
+		// Services and Namespaces name more namespaces of the input; without
+		// them a name ending in one of those is reported.
+		Optional: []inventory.Kind{inventory.Service, inventory.Namespace},
 		Citations: []Citation{
 			{Case: "IL-0313",
 				Quote:   "runs with the default Kubernetes DNS settings (the ndots 5 problem: 10 queries for every lookup of a cluster-external name)",
@@ -538,7 +570,11 @@ func dnsNdotsExternalNames() *Check {
 	}
 	c.Run = func(inv *inventory.Inventory) []Finding {
 		var out []Finding
+		namespaces := inputNamespaces(inv)
 		for _, w := range workloads(inv) {
+			if w.Ref.Kind == "Job" || w.Ref.Kind == "CronJob" {
+				continue // one-shot pods: a run's lookups end with it
+			}
 			spec := &w.Template.Spec
 			policy := spec.DNSPolicy
 			if policy == "" {
@@ -553,7 +589,7 @@ func dnsNdotsExternalNames() *Check {
 			path := ""
 			for _, ctr := range allContainers(w.Template) {
 				for i, e := range ctr.Env {
-					h := externalHost(e.Value)
+					h := externalHost(e.Value, namespaces)
 					if h == "" || strings.Count(h, ".") >= ndots || seen[h] {
 						continue
 					}

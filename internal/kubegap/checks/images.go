@@ -204,6 +204,25 @@ func initialCorruptCheck(c *corev1.Container) bool {
 	return false
 }
 
+// runsEtcdctl reports whether a container's command and arguments run the
+// client, etcdctl or etcdutl (a backup, a health check, a defragmentation),
+// and not the etcd server: no word of them is the etcd program itself (etcd,
+// /usr/local/bin/etcd; an endpoint such as http://etcd is not).
+func runsEtcdctl(c *corev1.Container) bool {
+	client, server := false, false
+	for _, a := range append(append([]string(nil), c.Command...), c.Args...) {
+		for _, w := range strings.FieldsFunc(a, func(r rune) bool { return strings.ContainsRune(" \t\n;&|()'\"`", r) }) {
+			switch w[strings.LastIndex(w, "/")+1:] {
+			case "etcdctl", "etcdutl":
+				client = true
+			case "etcd":
+				server = server || !strings.Contains(w, "://")
+			}
+		}
+	}
+	return client && !server
+}
+
 func etcdV35DataInconsistency() *Check {
 	c := &Check{
 		ID:       "etcd-v35-data-inconsistency",
@@ -217,14 +236,14 @@ func etcdV35DataInconsistency() *Check {
 			KO: "무엇보다 먼저 모든 멤버를 etcd 3.5.3 이상으로(또는 3.4에 머물도록) 옮기고, 그때까지는 멤버를 --experimental-initial-corrupt-check=true로 띄워 시작할 때 어긋난 멤버를 찾게 하세요. etcd가 OOM으로 죽지 않도록 메모리와 요청에 여유를 주고, 크래시가 있은 뒤에는 멤버들의 HashKV를 비교하세요.",
 		},
 		LooksAt: incidentlib.Text{
-			EN: "The containers of every workload whose image is etcd (registry.k8s.io/etcd, quay.io/coreos/etcd, bitnami/etcd, …) with a tag of 3.5.0, 3.5.1 or 3.5.2. In those releases a member that crashes or is killed in a short window of an apply (under heavy load or out of memory, as the reports were) saves its consistent index ahead of its data and, on restart, skips the committed writes of the interrupted apply: it diverges from the other members without any error. Members started with the initial corruption check are reported as medium, since a diverged member is then caught when it starts.",
-			KO: "이미지가 etcd(registry.k8s.io/etcd, quay.io/coreos/etcd, bitnami/etcd 등)이고 태그가 3.5.0, 3.5.1, 3.5.2인 모든 워크로드의 컨테이너를 봅니다. 이 릴리스에서는 적용 도중의 짧은 틈에 죽거나 강제 종료된 멤버(제보된 사례는 부하 폭주나 메모리 부족)가 consistent index를 데이터보다 앞서 저장하고, 다시 뜰 때 중단된 적용의 커밋된 쓰기를 건너뜁니다. 그 멤버는 아무 오류 없이 다른 멤버와 어긋납니다. 시작 시 손상 검사를 켠 멤버는, 어긋난 멤버가 시작할 때 잡히므로 중간으로 보고합니다.",
+			EN: "The long-running etcd members: containers of Deployments, StatefulSets and DaemonSets whose image is etcd (registry.k8s.io/etcd, quay.io/coreos/etcd, bitnami/etcd, …) with a tag of 3.5.0, 3.5.1 or 3.5.2. Jobs and CronJobs (Helm hooks, backups), init containers (waiting for etcd) and containers whose command runs etcdctl or etcdutl rather than the etcd server are not members and are left out. In those releases a member that crashes or is killed in a short window of an apply (under heavy load or out of memory, as the reports were) saves its consistent index ahead of its data and, on restart, skips the committed writes of the interrupted apply: it diverges from the other members without any error. Members started with the initial corruption check are reported as medium, since a diverged member is then caught when it starts.",
+			KO: "오래 도는 etcd 멤버, 곧 이미지가 etcd(registry.k8s.io/etcd, quay.io/coreos/etcd, bitnami/etcd 등)이고 태그가 3.5.0, 3.5.1, 3.5.2인 Deployment, StatefulSet, DaemonSet의 컨테이너를 봅니다. Job과 CronJob(Helm 훅, 백업), init 컨테이너(etcd를 기다리는 것), etcd 서버가 아니라 etcdctl이나 etcdutl을 돌리는 컨테이너는 멤버가 아니므로 보지 않습니다. 이 릴리스에서는 적용 도중의 짧은 틈에 죽거나 강제 종료된 멤버(제보된 사례는 부하 폭주나 메모리 부족)가 consistent index를 데이터보다 앞서 저장하고, 다시 뜰 때 중단된 적용의 커밋된 쓰기를 건너뜁니다. 그 멤버는 아무 오류 없이 다른 멤버와 어긋납니다. 시작 시 손상 검사를 켠 멤버는, 어긋난 멤버가 시작할 때 잡히므로 중간으로 보고합니다.",
 		},
 		CannotSee: incidentlib.Text{
-			EN: "etcd run as static pods on control-plane nodes (kubeadm's; kubegap counts pods, it does not read them) or outside the cluster, including a managed control plane's; images whose tag does not carry the version; and whether a member has already diverged.",
-			KO: "컨트롤 플레인 노드의 스태틱 파드로 도는 etcd(kubeadm의 것. kubegap은 파드를 세기만 하고 읽지 않습니다)나 클러스터 밖의 etcd(관리형 컨트롤 플레인의 것 포함), 태그에 버전이 없는 이미지, 멤버가 이미 어긋났는지는 보지 못합니다.",
+			EN: "etcd run as static pods on control-plane nodes (kubeadm's; kubegap counts pods, it does not read them) or outside the cluster, including a managed control plane's; images whose tag does not carry the version; a server started by a script whose command line does not name etcd while it calls etcdctl; and whether a member has already diverged.",
+			KO: "컨트롤 플레인 노드의 스태틱 파드로 도는 etcd(kubeadm의 것. kubegap은 파드를 세기만 하고 읽지 않습니다)나 클러스터 밖의 etcd(관리형 컨트롤 플레인의 것 포함), 태그에 버전이 없는 이미지, etcdctl을 부르면서 명령줄에 etcd를 적지 않은 스크립트로 띄운 서버, 멤버가 이미 어긋났는지는 보지 못합니다.",
 		},
-		AnyOf: [][]inventory.Kind{allWorkloads},
+		AnyOf: [][]inventory.Kind{{inventory.Deployment, inventory.StatefulSet, inventory.DaemonSet}},
 		Citations: []Citation{
 			{Case: "IL-0853",
 				Quote:   "A member running etcd v3.5 from v3.5.0 until the v3.5.3 fix crashing (reports involved heavy request load or out-of-memory kills) in the small window after the backend hook had saved a new consistent index but before the apply workflow had written its changes.",
@@ -234,8 +253,12 @@ func etcdV35DataInconsistency() *Check {
 	c.Run = func(inv *inventory.Inventory) []Finding {
 		var out []Finding
 		for _, w := range workloads(inv) {
-			for _, ctr := range allContainers(w.Template) {
-				if !imageIs(ctr.Image, "etcd") {
+			if w.Ref.Kind == "Job" || w.Ref.Kind == "CronJob" {
+				continue // one-shot runs (a hook, a backup), not members
+			}
+			for i := range w.Template.Spec.Containers {
+				ctr := &w.Template.Spec.Containers[i]
+				if !imageIs(ctr.Image, "etcd") || runsEtcdctl(ctr) {
 					continue
 				}
 				_, tag, _ := imageRef(ctr.Image)

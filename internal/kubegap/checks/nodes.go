@@ -452,12 +452,12 @@ func singleControlPlaneNode() *Check {
 			KO: "컨트롤 플레인 노드를 서로 다른 머신에 셋(etcd 쿼럼을 위해 홀수) 두고, etcd와 API 서버 복제본이 정말 다른 노드에 있는지 확인하세요. 또는 컨트롤 플레인을 관리형 서비스에 맡기세요. 그때까지는 클러스터 밖에서 API 서버를 감시해 알림을 받고, 시험해 본 etcd 백업·복구 절차를 갖춰 두세요.",
 		},
 		LooksAt: incidentlib.Text{
-			EN: "The Nodes and their role labels (node-role.kubernetes.io/control-plane, or the older master). When exactly one node carries one, that node is reported: its etcd and API server have no other replica, so a reboot, a failing etcd or an exhausted master stops the API, and with it scheduling, rollouts and anything that must reach the API, until the node comes back or the cluster is rebuilt. Clusters whose control plane the provider runs (EKS, GKE, AKS) show no such node and are not reported.",
-			KO: "Node와 그 역할 레이블(node-role.kubernetes.io/control-plane, 또는 예전의 master)을 봅니다. 이 레이블을 가진 노드가 꼭 하나면 그 노드를 보고합니다. 그 노드의 etcd와 API 서버에는 다른 복제본이 없으므로, 재부팅이나 etcd 고장, 마스터 자원 고갈 하나로 API가 멈추고, 노드가 돌아오거나 클러스터를 다시 지을 때까지 스케줄링과 롤아웃, API에 닿아야 하는 모든 것이 함께 멈춥니다. 제공자가 컨트롤 플레인을 운영하는 클러스터(EKS, GKE, AKS)에는 그런 노드가 보이지 않으므로 보고하지 않습니다.",
+			EN: "The Nodes and their role labels (node-role.kubernetes.io/control-plane, or the older master). When exactly one node carries one and the cluster has worker nodes besides, that node is reported: its etcd and API server have no other replica, so a reboot, a failing etcd or an exhausted master stops the API, and with it scheduling, rollouts and anything that must reach the API, until the node comes back or the cluster is rebuilt. Clusters whose control plane the provider runs (EKS, GKE, AKS) show no such node and are not reported, and neither are all-in-one clusters whose only node is the control-plane node (kind, minikube, k3d, a k3s server with no agents), where a second control-plane node is not the point.",
+			KO: "Node와 그 역할 레이블(node-role.kubernetes.io/control-plane, 또는 예전의 master)을 봅니다. 이 레이블을 가진 노드가 꼭 하나이고 그 밖에 워커 노드가 있으면 그 노드를 보고합니다. 그 노드의 etcd와 API 서버에는 다른 복제본이 없으므로, 재부팅이나 etcd 고장, 마스터 자원 고갈 하나로 API가 멈추고, 노드가 돌아오거나 클러스터를 다시 지을 때까지 스케줄링과 롤아웃, API에 닿아야 하는 모든 것이 함께 멈춥니다. 제공자가 컨트롤 플레인을 운영하는 클러스터(EKS, GKE, AKS)에는 그런 노드가 보이지 않으므로 보고하지 않습니다. 컨트롤 플레인 노드가 유일한 노드인 올인원 클러스터(kind, minikube, k3d, 에이전트 없는 k3s 서버 하나)도, 두 번째 컨트롤 플레인 노드가 요점이 아니므로 보고하지 않습니다.",
 		},
 		CannotSee: incidentlib.Text{
-			EN: "Control-plane nodes that carry neither role label, an etcd kept outside the cluster (external etcd with several members), and whether a single-node cluster is meant to be disposable (a test or development cluster).",
-			KO: "어느 역할 레이블도 달지 않은 컨트롤 플레인 노드, 클러스터 밖에 둔 etcd(멤버가 여럿인 외부 etcd), 노드 하나짜리 클러스터가 버려도 되는 것(시험·개발 클러스터)으로 의도된 것인지는 보지 못합니다.",
+			EN: "Control-plane nodes that carry neither role label, an etcd kept outside the cluster (external etcd with several members), and whether a cluster with workers is meant to be disposable (a test or development cluster).",
+			KO: "어느 역할 레이블도 달지 않은 컨트롤 플레인 노드, 클러스터 밖에 둔 etcd(멤버가 여럿인 외부 etcd), 워커가 있는 클러스터가 버려도 되는 것(시험·개발 클러스터)으로 의도된 것인지는 보지 못합니다.",
 		},
 		Kinds:       []inventory.Kind{inventory.Node},
 		NeedObjects: []inventory.Kind{inventory.Node},
@@ -465,12 +465,6 @@ func singleControlPlaneNode() *Check {
 			{Case: "IL-0775",
 				Quote:   "A single-node control plane, a single worker and unpinned third-party versions combined to turn one reboot into a day-long outage.",
 				QuoteKO: "노드 하나짜리 컨트롤 플레인, 하나뿐인 워커, 고정하지 않은 외부 버전이 겹쳐 재부팅 한 번이 하루 넘는 중단이 됐다."},
-			{Case: "IL-0359",
-				Quote:   "A failing kubeadm liveness probe makes the kubelet kill etcd every two minutes on NRE Labs' single-master cluster, taking the API server down with it",
-				QuoteKO: "kubeadm 이 만든 라이브니스 프로브가 실패해 kubelet 이 NRE Labs 단일 마스터 클러스터의 etcd 를 2분마다 죽였고 API 서버도 함께 멈췄다"},
-			{Case: "IL-0725",
-				Quote:   "moved etcd from a single weakly resourced node to three better-resourced ones",
-				QuoteKO: "etcd 를 자원이 적은 단일 노드에서 자원을 넉넉히 준 3노드로 바꿨으며"},
 		},
 	}
 	c.Run = func(inv *inventory.Inventory) []Finding {
@@ -480,16 +474,13 @@ func singleControlPlaneNode() *Check {
 				cp = append(cp, n)
 			}
 		}
-		if len(cp) != 1 {
+		// One control-plane node and workers besides; an all-in-one cluster,
+		// whose only node is the control plane, is not reported.
+		if len(cp) != 1 || len(inv.Nodes) < 2 {
 			return nil
 		}
 		n := cp[0]
 		role := controlPlaneRole(n)
-		if len(inv.Nodes) == 1 {
-			return []Finding{c.findingAt(0, ref("Node", "", n.Name), "metadata.labels",
-				fmt.Sprintf("is the cluster's only node and its only control-plane node (%s): one reboot or one failing etcd stops the API and every workload with it", role),
-				fmt.Sprintf("클러스터의 유일한 노드이자 유일한 컨트롤 플레인 노드입니다(%s). 재부팅 한 번이나 etcd 고장 하나로 API와 모든 워크로드가 함께 멈춥니다", role))}
-		}
 		return []Finding{c.findingAt(0, ref("Node", "", n.Name), "metadata.labels",
 			fmt.Sprintf("is the only control-plane node (%s) of %d nodes: one reboot, a failing etcd or an exhausted master stops the API server, and scheduling and rollouts with it", role, len(inv.Nodes)),
 			fmt.Sprintf("노드 %d개 가운데 유일한 컨트롤 플레인 노드입니다(%s). 재부팅 한 번, etcd 고장, 마스터 자원 고갈 하나로 API 서버가 멈추고 스케줄링과 롤아웃도 함께 멈춥니다", len(inv.Nodes), role))}
