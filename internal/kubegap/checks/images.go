@@ -150,8 +150,12 @@ func imageMutableTag() *Check {
 			EN: "Other tags that are moved on purpose (stable, a major version), and admission policies or controllers that resolve tags to digests at creation.",
 			KO: "일부러 옮겨 다는 다른 태그(stable, 메이저 버전), 생성할 때 태그를 다이제스트로 바꿔 주는 어드미션 정책이나 컨트롤러는 보지 못합니다.",
 		},
-		AnyOf:     [][]inventory.Kind{allWorkloads},
-		Citations: nil, // no case in the corpus states the mechanism (see TestCitations)
+		AnyOf: [][]inventory.Kind{allWorkloads},
+		Citations: []Citation{
+			{Case: "IL-1183",
+				Quote:   "The user image was named by the moving `latest` tag, so the broken image was pulled in without any review.",
+				QuoteKO: "사용자 이미지를 움직이는 `latest` 태그로 가리켰기 때문에 깨진 이미지가 아무 검토 없이 당겨졌다."},
+		},
 	}
 	c.Run = func(inv *inventory.Inventory) []Finding {
 		var out []Finding

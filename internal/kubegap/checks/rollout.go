@@ -25,6 +25,7 @@ func rolloutChecks() []*Check {
 		updatesOnDelete(),
 		budgetBlocksDrain(),
 		localTrafficPolicy(),
+		singleReplicaBehindService(),
 	}
 }
 
@@ -550,6 +551,64 @@ func localTrafficPolicy() *Check {
 			out = append(out, c.findingAt(0, ref("Service", s.Namespace, s.Name), "spec.externalTrafficPolicy",
 				fmt.Sprintf("externalTrafficPolicy Local in front of %s: only nodes running one of its pods pass the load balancer's health check, so nodes replaced before the pods move forward nothing", l),
 				fmt.Sprintf("%s 앞의 externalTrafficPolicy Local: 파드가 도는 노드만 로드 밸런서 헬스 체크를 통과하므로, 파드가 옮겨 가기 전에 노드를 교체하면 아무것도 넘겨지지 않습니다", l)))
+		}
+		return out
+	}
+	return c
+}
+
+// singleReplicaBehindService builds the single-replica-behind-service check.
+func singleReplicaBehindService() *Check {
+	c := &Check{
+		ID:       "single-replica-behind-service",
+		Severity: Low,
+		Title: incidentlib.Text{
+			EN: "Deployment behind a Service runs a single replica",
+			KO: "Service 뒤의 Deployment가 복제본 하나로 돎",
+		},
+		Remediation: incidentlib.Text{
+			EN: "Run two or more replicas of a Deployment whose Service must keep answering, spread over nodes and covered by a PodDisruptionBudget, so that draining, replacing or losing one node leaves a pod to serve. Where the workload cannot run twice (a single writer, a volume one node mounts), plan its node replacements so that its pod moves before the old node goes.",
+			KO: "Service가 계속 답해야 하는 Deployment는 복제본을 둘 이상 두고 노드에 나눠 배치한 뒤 PodDisruptionBudget으로 덮으세요. 그래야 노드 하나를 drain하거나 교체하거나 잃어도 요청을 받을 파드가 남습니다. 두 개를 돌릴 수 없는 워크로드(쓰는 쪽이 하나여야 하거나, 한 노드만 붙일 수 있는 볼륨)라면, 이전 노드가 사라지기 전에 파드가 옮겨 가도록 노드 교체를 계획하세요.",
+		},
+		LooksAt: incidentlib.Text{
+			EN: "Deployments whose pods a Service of the input selects (Services that only expose metrics left out), whose replicas are one, written or left to the default, and which no HorizontalPodAutoscaler of the input keeps at two or more. When that one pod's node is drained, replaced or lost, the Service has no pod to send requests to until a new one is scheduled and ready. Cluster DNS is left to dns-few-replicas.",
+			KO: "입력의 Service가 파드를 고르는 Deployment(메트릭만 내놓는 Service는 빼고) 가운데, 복제본이 하나(적었든 기본값이든)이고 입력의 HorizontalPodAutoscaler가 둘 이상으로 유지하지 않는 것을 봅니다. 그 파드 하나가 있는 노드가 drain되거나 교체되거나 사라지면, 새 파드가 스케줄돼 준비될 때까지 Service는 요청을 보낼 파드가 없습니다. 클러스터 DNS는 dns-few-replicas가 봅니다.",
+		},
+		CannotSee: incidentlib.Text{
+			EN: "Whether an interruption matters for this workload (a single replica can be a fair choice outside production), replicas set later by a tool or an autoscaler outside the input, and StatefulSets, whose single replica is often a single-writer database.",
+			KO: "이 워크로드에 중단이 문제가 되는지(운영 밖에서는 복제본 하나도 합당한 선택일 수 있습니다), 입력 밖의 도구나 오토스케일러가 나중에 정하는 복제본 수, 그리고 복제본 하나가 흔히 쓰는 쪽이 하나인 데이터베이스인 StatefulSet은 보지 못합니다.",
+		},
+		Kinds:    []inventory.Kind{inventory.Service, inventory.Deployment},
+		Optional: []inventory.Kind{inventory.HPA},
+		Citations: []Citation{
+			{Case: "IL-1185",
+				Quote:   "Teams' own ingress controllers ran a single replica in non-production namespaces, and that single replica caused some of the Pingdom alerts and health check failures when the nodes were terminated.",
+				QuoteKO: "팀들이 직접 둔 ingress controller 는 비운영 네임스페이스에서 레플리카가 하나뿐이었고, 노드가 종료될 때 이 하나뿐인 레플리카가 Pingdom 알림과 헬스 체크 실패의 일부를 일으켰다."},
+			{Case: "IL-1184",
+				Quote:   "The write-up names production Deployments configured with only one replica as a contributing factor of the downtime during the node rollover",
+				QuoteKO: "보고서는 레플리카 하나로만 설정된 운영 Deployment 를 노드 교체 중 서비스 중단의 기여 요인으로 꼽았고"},
+		},
+	}
+	c.Run = func(inv *inventory.Inventory) []Finding {
+		var out []Finding
+		byNS := servicesIn(inv)
+		for _, w := range workloads(inv) {
+			if w.Ref.Kind != "Deployment" || w.Replicas != 1 || hpaFloor(inv, w) >= 2 || isClusterDNS(w) {
+				continue
+			}
+			var svcs []string
+			for _, s := range byNS[w.Ref.Namespace] {
+				if mapSelects(s.Spec.Selector, w.Template.Labels) && !metricsOnly(s) {
+					svcs = append(svcs, s.Name)
+				}
+			}
+			if len(svcs) == 0 {
+				continue
+			}
+			sv := strings.Join(svcs, ", ")
+			out = append(out, c.findingAt(0, w.Ref, "spec.replicas",
+				fmt.Sprintf("runs one replica behind Service %s: while its node is drained, replaced or lost, the Service has no pod to answer", sv),
+				fmt.Sprintf("Service %s 뒤에서 복제본 하나로 돕니다. 그 노드가 drain되거나 교체되거나 사라지는 동안 Service에는 답할 파드가 없습니다", sv)))
 		}
 		return out
 	}
