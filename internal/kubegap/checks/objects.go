@@ -2,7 +2,11 @@ package checks
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
 
 	"github.com/incidentlib/incidentlib"
 	"github.com/incidentlib/incidentlib/internal/kubegap/inventory"
@@ -14,6 +18,7 @@ func objectChecks() []*Check {
 	return []*Check{
 		dexKubernetesStorage(),
 		calicoIPAMGc(),
+		calicoControllersRBAC(),
 	}
 }
 
@@ -161,4 +166,123 @@ func calicoIPAMGc() *Check {
 		return out
 	}
 	return c
+}
+
+// calicoControllersRBAC builds the calico-controllers-rbac check.
+func calicoControllersRBAC() *Check {
+	c := &Check{
+		ID:       "calico-controllers-rbac",
+		Severity: Medium,
+		Title: incidentlib.Text{
+			EN: "calico-kube-controllers may not list and watch what its controllers read",
+			KO: "calico-kube-controllers가 컨트롤러가 읽는 것을 list·watch할 권한이 없음",
+		},
+		Remediation: incidentlib.Text{
+			EN: "Grant calico-kube-controllers' ClusterRole get, list and watch on pods (its IPAM garbage collection checks that pods exist), and, when ENABLED_CONTROLLERS includes workloadendpoint, access to workloadendpoints in crd.projectcalico.org, as Calico's own manifests do; then check that its logs show no 403.",
+			KO: "calico-kube-controllers의 ClusterRole에 pods에 대한 get, list, watch를 주고(IPAM 가비지 컬렉션이 파드가 있는지 확인합니다), ENABLED_CONTROLLERS에 workloadendpoint가 있으면 crd.projectcalico.org의 workloadendpoints 권한도 Calico 자체 매니페스트처럼 주세요. 그 뒤 로그에 403이 없는지 확인하세요.",
+		},
+		LooksAt: incidentlib.Text{
+			EN: "The calico-kube-controllers Deployment, its service account, and the ClusterRoles that ClusterRoleBindings of the input give it. When the input binds it a role, the check asks that the roles together allow list and watch on pods, and on workloadendpoints when ENABLED_CONTROLLERS names workloadendpoint. A controller refused these crashes and restarts every few seconds, adding error writes to the datastore, while the pod can still report Running.",
+			KO: "calico-kube-controllers Deployment와 그 서비스 어카운트, 그리고 입력의 ClusterRoleBinding이 거기에 주는 ClusterRole을 봅니다. 입력이 역할을 묶어 주고 있으면, 그 역할들을 합쳐 pods에 list와 watch가 있는지, ENABLED_CONTROLLERS에 workloadendpoint가 있으면 workloadendpoints에도 있는지 봅니다. 이 권한을 거부당한 컨트롤러는 몇 초마다 죽고 다시 뜨며 데이터 저장소에 오류 쓰기를 더하는데, 파드는 여전히 Running으로 보일 수 있습니다.",
+		},
+		CannotSee: incidentlib.Text{
+			EN: "Permissions given through namespaced RoleBindings, aggregated ClusterRoles or groups other than the service-account groups; a service account bound outside the input (then nothing is judged); Calico installed by the Tigera operator, which writes its own role; and which controllers run when ENABLED_CONTROLLERS is not set.",
+			KO: "네임스페이스 RoleBinding, 집계(aggregated) ClusterRole, 서비스 어카운트 그룹 이외의 그룹으로 받은 권한, 입력 밖에서 묶인 서비스 어카운트(이때는 판단하지 않습니다), 자체 역할을 쓰는 Tigera 오퍼레이터로 설치한 Calico, ENABLED_CONTROLLERS가 없을 때 어떤 컨트롤러가 도는지는 보지 못합니다.",
+		},
+		Kinds: []inventory.Kind{inventory.Deployment, inventory.ClusterRoleBinding, inventory.ClusterRole},
+		Citations: []Citation{
+			{Case: "IL-1190",
+				Quote:   "The calico-kube-controllers ClusterRole had given only get on pods and nothing on workloadendpoints since the cluster was created, so the pod/workloadendpoint controller was refused with 403 and restarted about every 5 seconds",
+				QuoteKO: "calico-kube-controllers ClusterRole 이 클러스터를 만든 뒤로 pods 에 get 만 주고 workloadendpoints 에는 아무 권한도 주지 않아서, pod/workloadendpoint 컨트롤러가 403 으로 거부되어 약 5초마다 재시작했고"},
+		},
+	}
+	c.Run = func(inv *inventory.Inventory) []Finding {
+		roles := map[string]*rbacv1.ClusterRole{}
+		for _, r := range inv.ClusterRoles {
+			roles[r.Name] = r
+		}
+		var out []Finding
+		for _, d := range inv.Deployments {
+			enabled, ok := calicoControllers(d.Name, d.Spec.Template.Spec.Containers)
+			if !ok {
+				continue
+			}
+			sa := serviceAccount(&d.Spec.Template)
+			var bound []*rbacv1.ClusterRole
+			for _, b := range inv.ClusterRoleBindings {
+				if b.RoleRef.Kind == "ClusterRole" && bindsServiceAccount(b.Subjects, d.Namespace, sa) && roles[b.RoleRef.Name] != nil {
+					bound = append(bound, roles[b.RoleRef.Name])
+				}
+			}
+			if len(bound) == 0 {
+				continue // its permissions are not in the input
+			}
+			var missing []string
+			if !rolesAllow(bound, "", "pods", "list", "watch") {
+				missing = append(missing, "pods")
+			}
+			if slices.Contains(enabled, "workloadendpoint") && !rolesAllow(bound, "crd.projectcalico.org", "workloadendpoints", "list", "watch") {
+				missing = append(missing, "workloadendpoints")
+			}
+			if len(missing) == 0 {
+				continue
+			}
+			m := strings.Join(missing, " and ")
+			// The finding goes on the controllers' own role when it is
+			// bound, else on the first bound: that is where a rule belongs.
+			at := bound[0]
+			for _, r := range bound {
+				if r.Name == d.Name {
+					at = r
+				}
+			}
+			out = append(out, c.findingAt(0, ref("ClusterRole", "", at.Name), "rules",
+				fmt.Sprintf("bound to calico-kube-controllers (%s/%s), does not grant list and watch on %s: its controllers are refused, crash and restart, adding error writes to the datastore", d.Namespace, sa, m),
+				fmt.Sprintf("calico-kube-controllers(%s/%s)에 묶여 있지만 %s에 대한 list·watch를 주지 않습니다. 컨트롤러가 거부당해 죽고 다시 뜨며 데이터 저장소에 오류 쓰기를 더합니다", d.Namespace, sa, strings.Join(missing, "·"))))
+		}
+		return out
+	}
+	return c
+}
+
+// calicoControllers reports whether a Deployment runs calico-kube-controllers
+// and, if so, the controllers its ENABLED_CONTROLLERS names (nil when unset).
+func calicoControllers(name string, cs []corev1.Container) ([]string, bool) {
+	for _, ctr := range cs {
+		if !imageIs(ctr.Image, "kube-controllers") && name != "calico-kube-controllers" {
+			continue
+		}
+		for _, e := range ctr.Env {
+			if e.Name == "ENABLED_CONTROLLERS" {
+				var out []string
+				for _, f := range strings.Split(e.Value, ",") {
+					out = append(out, strings.TrimSpace(f))
+				}
+				return out, true
+			}
+		}
+		return nil, true
+	}
+	return nil, false
+}
+
+// rolesAllow reports whether the rules of roles together allow every verb
+// on resource of group.
+func rolesAllow(roles []*rbacv1.ClusterRole, group, resource string, verbs ...string) bool {
+	for _, v := range verbs {
+		allowed := false
+		for _, r := range roles {
+			for _, rule := range r.Rules {
+				if (slices.Contains(rule.APIGroups, group) || slices.Contains(rule.APIGroups, "*")) &&
+					(slices.Contains(rule.Resources, resource) || slices.Contains(rule.Resources, "*")) &&
+					(slices.Contains(rule.Verbs, v) || slices.Contains(rule.Verbs, "*")) {
+					allowed = true
+				}
+			}
+		}
+		if !allowed {
+			return false
+		}
+	}
+	return true
 }
