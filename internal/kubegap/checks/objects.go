@@ -182,12 +182,12 @@ func calicoControllersRBAC() *Check {
 			KO: "calico-kube-controllers의 ClusterRole에 pods에 대한 get, list, watch를 주고(IPAM 가비지 컬렉션이 파드가 있는지 확인합니다), ENABLED_CONTROLLERS에 workloadendpoint가 있으면 crd.projectcalico.org의 workloadendpoints 권한도 Calico 자체 매니페스트처럼 주세요. 그 뒤 로그에 403이 없는지 확인하세요.",
 		},
 		LooksAt: incidentlib.Text{
-			EN: "The calico-kube-controllers Deployment, its service account, and the ClusterRoles that ClusterRoleBindings of the input give it. When the input binds it a role, the check asks that the roles together allow list and watch on pods, and on workloadendpoints when ENABLED_CONTROLLERS names workloadendpoint. A controller refused these crashes and restarts every few seconds, adding error writes to the datastore, while the pod can still report Running.",
-			KO: "calico-kube-controllers Deployment와 그 서비스 어카운트, 그리고 입력의 ClusterRoleBinding이 거기에 주는 ClusterRole을 봅니다. 입력이 역할을 묶어 주고 있으면, 그 역할들을 합쳐 pods에 list와 watch가 있는지, ENABLED_CONTROLLERS에 workloadendpoint가 있으면 workloadendpoints에도 있는지 봅니다. 이 권한을 거부당한 컨트롤러는 몇 초마다 죽고 다시 뜨며 데이터 저장소에 오류 쓰기를 더하는데, 파드는 여전히 Running으로 보일 수 있습니다.",
+			EN: "The calico-kube-controllers Deployment, its service account, and the ClusterRoles that ClusterRoleBindings of the input give it. When a ClusterRoleBinding of the input names its service account, the check asks that the roles it gets (by name or through its groups) together allow list and watch on pods, and on workloadendpoints when ENABLED_CONTROLLERS names workloadendpoint. A controller refused these crashes and restarts every few seconds, adding error writes to the datastore, while the pod can still report Running.",
+			KO: "calico-kube-controllers Deployment와 그 서비스 어카운트, 그리고 입력의 ClusterRoleBinding이 거기에 주는 ClusterRole을 봅니다. 입력의 ClusterRoleBinding이 그 서비스 어카운트를 이름으로 묶고 있으면, 이름이나 그룹으로 받는 역할들을 합쳐 pods에 list와 watch가 있는지, ENABLED_CONTROLLERS에 workloadendpoint가 있으면 workloadendpoints에도 있는지 봅니다. 이 권한을 거부당한 컨트롤러는 몇 초마다 죽고 다시 뜨며 데이터 저장소에 오류 쓰기를 더하는데, 파드는 여전히 Running으로 보일 수 있습니다.",
 		},
 		CannotSee: incidentlib.Text{
-			EN: "Permissions given through namespaced RoleBindings, aggregated ClusterRoles or groups other than the service-account groups; a service account bound outside the input (then nothing is judged); Calico installed by the Tigera operator, which writes its own role; and which controllers run when ENABLED_CONTROLLERS is not set.",
-			KO: "네임스페이스 RoleBinding, 집계(aggregated) ClusterRole, 서비스 어카운트 그룹 이외의 그룹으로 받은 권한, 입력 밖에서 묶인 서비스 어카운트(이때는 판단하지 않습니다), 자체 역할을 쓰는 Tigera 오퍼레이터로 설치한 Calico, ENABLED_CONTROLLERS가 없을 때 어떤 컨트롤러가 도는지는 보지 못합니다.",
+			EN: "Permissions given through namespaced RoleBindings, aggregated ClusterRoles or groups other than the service-account groups; a service account no binding of the input names (then nothing is judged: the built-in group bindings of a live cluster alone are not its role); Calico installed by the Tigera operator, which writes its own role; and which controllers run when ENABLED_CONTROLLERS is not set.",
+			KO: "네임스페이스 RoleBinding, 집계(aggregated) ClusterRole, 서비스 어카운트 그룹 이외의 그룹으로 받은 권한, 입력의 어떤 바인딩도 이름으로 묶지 않은 서비스 어카운트(이때는 판단하지 않습니다. 라이브 클러스터의 기본 그룹 바인딩만으로는 그 역할로 보지 않습니다), 자체 역할을 쓰는 Tigera 오퍼레이터로 설치한 Calico, ENABLED_CONTROLLERS가 없을 때 어떤 컨트롤러가 도는지는 보지 못합니다.",
 		},
 		Kinds: []inventory.Kind{inventory.Deployment, inventory.ClusterRoleBinding, inventory.ClusterRole},
 		Citations: []Citation{
@@ -208,13 +208,23 @@ func calicoControllersRBAC() *Check {
 				continue
 			}
 			sa := serviceAccount(&d.Spec.Template)
-			var bound []*rbacv1.ClusterRole
+			// own: the roles bound to this very service account; bound:
+			// those and the roles every service account gets through its
+			// groups (in a live cluster, the built-in bindings). Only a
+			// role bound to it by name says that its permissions were
+			// meant for it, and are in the input to judge.
+			var own, bound []*rbacv1.ClusterRole
 			for _, b := range inv.ClusterRoleBindings {
-				if b.RoleRef.Kind == "ClusterRole" && bindsServiceAccount(b.Subjects, d.Namespace, sa) && roles[b.RoleRef.Name] != nil {
-					bound = append(bound, roles[b.RoleRef.Name])
+				r := roles[b.RoleRef.Name]
+				if b.RoleRef.Kind != "ClusterRole" || r == nil || !bindsServiceAccount(b.Subjects, d.Namespace, sa) {
+					continue
+				}
+				bound = append(bound, r)
+				if namesServiceAccount(b.Subjects, d.Namespace, sa) {
+					own = append(own, r)
 				}
 			}
-			if len(bound) == 0 {
+			if len(own) == 0 {
 				continue // its permissions are not in the input
 			}
 			var missing []string
@@ -230,8 +240,8 @@ func calicoControllersRBAC() *Check {
 			m := strings.Join(missing, " and ")
 			// The finding goes on the controllers' own role when it is
 			// bound, else on the first bound: that is where a rule belongs.
-			at := bound[0]
-			for _, r := range bound {
+			at := own[0]
+			for _, r := range own {
 				if r.Name == d.Name {
 					at = r
 				}
@@ -243,6 +253,17 @@ func calicoControllersRBAC() *Check {
 		return out
 	}
 	return c
+}
+
+// namesServiceAccount reports whether subjects name service account ns/sa
+// itself, not a group it belongs to.
+func namesServiceAccount(subjects []rbacv1.Subject, ns, sa string) bool {
+	for _, s := range subjects {
+		if s.Kind == "ServiceAccount" && s.Namespace == ns && s.Name == sa {
+			return true
+		}
+	}
+	return false
 }
 
 // calicoControllers reports whether a Deployment runs calico-kube-controllers
