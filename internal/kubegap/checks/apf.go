@@ -63,10 +63,7 @@ func nodeAgentUnboundedList() *Check {
 		},
 	}
 	c.Run = func(inv *inventory.Inventory) []Finding {
-		roles := map[string]*rbacv1.ClusterRole{}
-		for _, r := range inv.ClusterRoles {
-			roles[r.Name] = r
-		}
+		roles := clusterRolesByName(inv)
 		levels := map[string]*flowcontrolv1.PriorityLevelConfiguration{}
 		for _, l := range inv.PriorityLevels {
 			levels[l.Name] = l
@@ -125,6 +122,16 @@ func clusterListable(inv *inventory.Inventory, roles map[string]*rbacv1.ClusterR
 	}
 	sort.Strings(out)
 	return out
+}
+
+// clusterRolesByName indexes the ClusterRoles of inv by name, as bindings
+// refer to them.
+func clusterRolesByName(inv *inventory.Inventory) map[string]*rbacv1.ClusterRole {
+	roles := make(map[string]*rbacv1.ClusterRole, len(inv.ClusterRoles))
+	for _, r := range inv.ClusterRoles {
+		roles[r.Name] = r
+	}
+	return roles
 }
 
 func bindsServiceAccount(subjects []rbacv1.Subject, ns, sa string) bool {

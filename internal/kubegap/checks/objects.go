@@ -197,10 +197,7 @@ func calicoControllersRBAC() *Check {
 		},
 	}
 	c.Run = func(inv *inventory.Inventory) []Finding {
-		roles := map[string]*rbacv1.ClusterRole{}
-		for _, r := range inv.ClusterRoles {
-			roles[r.Name] = r
-		}
+		roles := clusterRolesByName(inv)
 		var out []Finding
 		for _, d := range inv.Deployments {
 			enabled, ok := calicoControllers(d.Name, d.Spec.Template.Spec.Containers)
