@@ -135,24 +135,13 @@ func calicoIPAMGc() *Check {
 		var out []Finding
 		for _, d := range inv.Deployments {
 			for _, ctr := range d.Spec.Template.Spec.Containers {
-				if !imageIs(ctr.Image, "kube-controllers") && d.Name != "calico-kube-controllers" {
+				if !isCalicoControllers(d.Name, ctr) {
 					continue
 				}
-				for _, e := range ctr.Env {
-					if e.Name != "ENABLED_CONTROLLERS" || e.ValueFrom != nil {
-						continue
-					}
-					has := false
-					for _, x := range strings.Split(e.Value, ",") {
-						if strings.TrimSpace(x) == "node" {
-							has = true
-						}
-					}
-					if !has {
-						out = append(out, c.finding(0, ref("Deployment", d.Namespace, d.Name),
-							fmt.Sprintf("ENABLED_CONTROLLERS=%q leaves out the node controller, which garbage-collects IPAM handles", e.Value),
-							fmt.Sprintf("ENABLED_CONTROLLERS=%q에 IPAM 핸들을 가비지 컬렉션하는 node 컨트롤러가 빠져 있습니다", e.Value)))
-					}
+				if v, enabled, ok := enabledControllers(ctr); ok && !slices.Contains(enabled, "node") {
+					out = append(out, c.finding(0, ref("Deployment", d.Namespace, d.Name),
+						fmt.Sprintf("ENABLED_CONTROLLERS=%q leaves out the node controller, which garbage-collects IPAM handles", v),
+						fmt.Sprintf("ENABLED_CONTROLLERS=%q에 IPAM 핸들을 가비지 컬렉션하는 node 컨트롤러가 빠져 있습니다", v)))
 				}
 			}
 		}
@@ -200,10 +189,11 @@ func calicoControllersRBAC() *Check {
 		roles := clusterRolesByName(inv)
 		var out []Finding
 		for _, d := range inv.Deployments {
-			enabled, ok := calicoControllers(d.Name, d.Spec.Template.Spec.Containers)
-			if !ok {
+			i := slices.IndexFunc(d.Spec.Template.Spec.Containers, func(ctr corev1.Container) bool { return isCalicoControllers(d.Name, ctr) })
+			if i < 0 {
 				continue
 			}
+			_, enabled, _ := enabledControllers(d.Spec.Template.Spec.Containers[i])
 			sa := serviceAccount(&d.Spec.Template)
 			// own: the roles bound to this very service account; bound:
 			// those and the roles every service account gets through its
@@ -263,25 +253,27 @@ func namesServiceAccount(subjects []rbacv1.Subject, ns, sa string) bool {
 	return false
 }
 
-// calicoControllers reports whether a Deployment runs calico-kube-controllers
-// and, if so, the controllers its ENABLED_CONTROLLERS names (nil when unset).
-func calicoControllers(name string, cs []corev1.Container) ([]string, bool) {
-	for _, ctr := range cs {
-		if !imageIs(ctr.Image, "kube-controllers") && name != "calico-kube-controllers" {
+// isCalicoControllers reports whether ctr, a container of a Deployment
+// called name, runs calico-kube-controllers.
+func isCalicoControllers(name string, ctr corev1.Container) bool {
+	return imageIs(ctr.Image, "kube-controllers") || name == "calico-kube-controllers"
+}
+
+// enabledControllers returns ctr's ENABLED_CONTROLLERS as written and as a
+// list of controllers; ok is false when it is not set in the manifest (unset,
+// or taken from elsewhere by valueFrom).
+func enabledControllers(ctr corev1.Container) (string, []string, bool) {
+	for _, e := range ctr.Env {
+		if e.Name != "ENABLED_CONTROLLERS" || e.ValueFrom != nil {
 			continue
 		}
-		for _, e := range ctr.Env {
-			if e.Name == "ENABLED_CONTROLLERS" {
-				var out []string
-				for _, f := range strings.Split(e.Value, ",") {
-					out = append(out, strings.TrimSpace(f))
-				}
-				return out, true
-			}
+		var list []string
+		for _, f := range strings.Split(e.Value, ",") {
+			list = append(list, strings.TrimSpace(f))
 		}
-		return nil, true
+		return e.Value, list, true
 	}
-	return nil, false
+	return "", nil, false
 }
 
 // rolesAllow reports whether the rules of roles together allow every verb
