@@ -23,6 +23,7 @@ func nodeChecks() []*Check {
 		masterNodeLabelSelector(),
 		awsCNIWarmIPTarget(),
 		singleControlPlaneNode(),
+		nodeNothingReserved(),
 	}
 }
 
@@ -484,6 +485,76 @@ func singleControlPlaneNode() *Check {
 		return []Finding{c.findingAt(0, ref("Node", "", n.Name), "metadata.labels",
 			fmt.Sprintf("is the only control-plane node (%s) of %d nodes: one reboot, a failing etcd or an exhausted master stops the API server, and scheduling and rollouts with it", role, len(inv.Nodes)),
 			fmt.Sprintf("노드 %d개 가운데 유일한 컨트롤 플레인 노드입니다(%s). 재부팅 한 번, etcd 고장, 마스터 자원 고갈 하나로 API 서버가 멈추고 스케줄링과 롤아웃도 함께 멈춥니다", len(inv.Nodes), role))}
+	}
+	return c
+}
+
+// kubeletEvictionMemory is the kubelet's default hard eviction threshold
+// for memory (memory.available<100Mi): a node that reserves nothing else
+// still shows allocatable memory this much below its capacity.
+const kubeletEvictionMemory = 100 << 20
+
+// nodeNothingReserved builds the node-nothing-reserved check.
+func nodeNothingReserved() *Check {
+	c := &Check{
+		ID:       "node-nothing-reserved",
+		Severity: Medium,
+		Title: incidentlib.Text{
+			EN: "Node reserves no CPU or memory for the kubelet and the system",
+			KO: "노드가 kubelet과 시스템 몫으로 CPU와 메모리를 하나도 떼어 두지 않음",
+		},
+		Remediation: incidentlib.Text{
+			EN: "Set the kubelet's systemReserved and kubeReserved (CPU and memory, sized for the node and its pod count; managed node images compute them from the instance size) so that pods cannot take what the kubelet, the container runtime and the OS need. Reserving shrinks what pods can request: compare the cluster's requested CPU and memory with the new allocatable capacity and add nodes before the change lands, and alert on pods left Pending.",
+			KO: "kubelet의 systemReserved와 kubeReserved(CPU와 메모리, 노드 크기와 파드 수에 맞춘 값. 관리형 노드 이미지는 인스턴스 크기로 계산합니다)를 설정해, kubelet과 컨테이너 런타임, OS에 필요한 몫을 파드가 가져가지 못하게 하세요. 예약하면 파드가 요청할 수 있는 양이 줄어듭니다. 바꾸기 전에 클러스터가 요청한 CPU·메모리를 새 할당 가능 용량과 견주어 노드를 늘려 두고, Pending으로 남은 파드에 알림을 거세요.",
+		},
+		LooksAt: incidentlib.Text{
+			EN: "Each Node's capacity and allocatable CPU and memory. A node whose allocatable CPU equals its capacity and whose allocatable memory is at most the kubelet's default eviction threshold (100Mi) below it reserves nothing for the kubelet, the container runtime and the OS: pods may be scheduled onto all of it, and when they use it the node's own daemons starve, the node goes NotReady and its pods are evicted.",
+			KO: "각 Node의 용량과 할당 가능한 CPU·메모리를 봅니다. 할당 가능 CPU가 용량과 같고 할당 가능 메모리가 용량보다 kubelet 기본 축출 임계값(100Mi) 이하만큼만 작은 노드는 kubelet, 컨테이너 런타임, OS 몫으로 아무것도 예약하지 않은 것입니다. 파드가 노드 전체에 스케줄될 수 있고, 파드가 그만큼 쓰면 노드 자신의 데몬이 굶어 노드가 NotReady가 되고 파드가 축출됩니다.",
+		},
+		CannotSee: incidentlib.Text{
+			EN: "Whether a reservation that exists is large enough (the cited cluster had one and raised it), what the node's daemons really use, and nodes whose status gives no CPU and memory capacity (offline Node objects written by hand; one with capacity and no allocatable is read as the API server stores it, with allocatable equal to capacity).",
+			KO: "있는 예약이 충분히 큰지(인용한 클러스터는 예약이 있었고 이를 늘렸습니다), 노드 데몬이 실제로 얼마를 쓰는지, status에 CPU·메모리 용량이 없는 노드(손으로 쓴 오프라인 Node 객체)는 보지 못합니다. 용량만 있고 할당 가능 수치가 없는 노드는 API 서버가 저장하는 대로, 할당 가능 수치가 용량과 같은 것으로 읽습니다.",
+		},
+		Kinds:       []inventory.Kind{inventory.Node},
+		NeedObjects: []inventory.Kind{inventory.Node},
+		Citations: []Citation{
+			{Case: "IL-0504",
+				Quote:   "Nodes ran short of system resources and went NotReady repeatedly; the fix, an AMI update plus a larger systemReserved on every node, then shrank allocatable capacity below what the workloads requested.",
+				QuoteKO: "노드의 시스템 자원이 모자라 NotReady 가 되풀이됐고, AMI 업데이트와 노드별 systemReserved 증가로 이뤄진 수정이 할당 가능한 용량을 워크로드 요청량보다 작게 만들었다."},
+		},
+	}
+	c.Run = func(inv *inventory.Inventory) []Finding {
+		var out []Finding
+		for _, n := range inv.Nodes {
+			// The API server stores a status without allocatable as
+			// allocatable equal to capacity (SetDefaults_NodeStatus); a
+			// Node read from a file is taken the same way.
+			alloc := n.Status.Allocatable
+			if alloc == nil {
+				alloc = n.Status.Capacity
+			}
+			capCPU, ok1 := n.Status.Capacity[corev1.ResourceCPU]
+			allocCPU, ok2 := alloc[corev1.ResourceCPU]
+			capMem, ok3 := n.Status.Capacity[corev1.ResourceMemory]
+			allocMem, ok4 := alloc[corev1.ResourceMemory]
+			if !ok1 || !ok2 || !ok3 || !ok4 || capCPU.MilliValue() <= 0 || capMem.Value() <= 0 {
+				continue // nothing to compare
+			}
+			memGap := capMem.Value() - allocMem.Value()
+			if allocCPU.MilliValue() < capCPU.MilliValue() || memGap > kubeletEvictionMemory {
+				continue
+			}
+			memEN := "all of its memory (" + mib(capMem.Value()) + ")"
+			memKO := "메모리 " + mib(capMem.Value()) + "도 전부 그렇습니다"
+			if memGap > 0 {
+				memEN = fmt.Sprintf("all of its memory (%s) but the %s eviction threshold", mib(capMem.Value()), mib(memGap))
+				memKO = fmt.Sprintf("메모리도 %s 가운데 축출 임계값 %s만 빼고 그렇습니다", mib(capMem.Value()), mib(memGap))
+			}
+			out = append(out, c.findingAt(0, ref("Node", "", n.Name), "status.allocatable",
+				fmt.Sprintf("reserves nothing for the kubelet and the system: pods may request all of its CPU (%s) and %s", capCPU.String(), memEN),
+				fmt.Sprintf("kubelet과 시스템 몫으로 아무것도 예약하지 않았습니다. 파드가 CPU %s 전부를 받을 수 있고, %s", capCPU.String(), memKO)))
+		}
+		return out
 	}
 	return c
 }

@@ -18,7 +18,8 @@ import (
 func partialFixtures(t *testing.T) []string {
 	return []string{
 		fixture.Path(t, "testdata", "replicas-not-spread", "fail-2.yaml"),
-		fixture.Path(t, "testdata", "no-disruption-budget", "fail-2.yaml"),
+		fixture.Path(t, "testdata", "readiness-probe-missing", "fail.yaml"),
+		fixture.Path(t, "testdata", "readiness-probe-missing", "fail-2.yaml"),
 		fixture.Path(t, "testdata", "no-prestop-behind-lb", "fail.yaml"),
 		fixture.Path(t, "testdata", "no-prestop-behind-lb", "fail-2.yaml"),
 	}
@@ -63,7 +64,7 @@ func findingKeys(fs []checks.Finding, skip func(checks.Finding) bool) []string {
 // the kind it could not see, and finds exactly what the full scan found
 // less what needed the unseen objects: nothing is invented.
 func TestPartial(t *testing.T) {
-	ids := []string{"calico-ipam-gc", "no-disruption-budget", "no-prestop-behind-lb", "replicas-not-spread"}
+	ids := []string{"calico-ipam-gc", "no-prestop-behind-lb", "readiness-probe-missing", "replicas-not-spread"}
 	var cs []*checks.Check
 	for _, id := range ids {
 		cs = append(cs, checks.Get(id))
@@ -88,7 +89,7 @@ func TestPartial(t *testing.T) {
 		for _, p := range res.Partial {
 			got = append(got, p.Check+":"+strings.Join(p.Missing, ","))
 		}
-		if want := "no-disruption-budget:StatefulSet no-prestop-behind-lb:StatefulSet replicas-not-spread:StatefulSet"; strings.Join(got, " ") != want {
+		if want := "no-prestop-behind-lb:StatefulSet readiness-probe-missing:StatefulSet replicas-not-spread:StatefulSet"; strings.Join(got, " ") != want {
 			t.Errorf("partial %v, want %s", got, want)
 		}
 		if res.Evaluated() != 3 || res.Checks != 4 {
@@ -144,7 +145,7 @@ func TestPartial(t *testing.T) {
 		for _, n := range res.NotEvaluated {
 			got[n.Check] = strings.Join(n.Missing, ",")
 		}
-		if got["no-disruption-budget"] != "Deployment,StatefulSet" || got["replicas-not-spread"] != "Deployment,StatefulSet" || got["calico-ipam-gc"] != "Deployment,StatefulSet" {
+		if got["readiness-probe-missing"] != "Deployment,StatefulSet" || got["replicas-not-spread"] != "Deployment,StatefulSet" || got["calico-ipam-gc"] != "Deployment,StatefulSet" {
 			t.Errorf("not evaluated %v", got)
 		}
 		if len(res.Findings) != 0 {

@@ -26,8 +26,8 @@ var registry = buildRegistry(checkList())
 // its own (dnsChecks in dns.go, …), so a check is added in its file alone.
 func checkList() []*Check {
 	return slices.Concat(
-		apfChecks(), backendChecks(), dnsChecks(), imageChecks(), nodeChecks(), objectChecks(),
-		probeChecks(), resourceChecks(), rolloutChecks(), schedulingChecks(), webhookChecks(),
+		apfChecks(), backendChecks(), dnsChecks(), gitopsChecks(), imageChecks(), nodeChecks(), objectChecks(),
+		probeChecks(), resourceChecks(), rolloutChecks(), schedulingChecks(), specChecks(), webhookChecks(),
 	)
 }
 

@@ -7,7 +7,6 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/incidentlib/incidentlib"
@@ -20,7 +19,6 @@ func rolloutChecks() []*Check {
 	return []*Check{
 		serviceSelectorExtraLabel(),
 		noPrestopBehindLB(),
-		noDisruptionBudget(),
 		externalDNSWeightMissing(),
 		updatesOnDelete(),
 		budgetBlocksDrain(),
@@ -203,66 +201,6 @@ func (p *Check) unstoppedBehindLB(inv *inventory.Inventory, fronted map[string]s
 		}
 	}
 	return out
-}
-
-// noDisruptionBudget builds the no-disruption-budget check.
-func noDisruptionBudget() *Check {
-	b := &Check{
-		ID:       "no-disruption-budget",
-		Severity: Medium,
-		Title: incidentlib.Text{
-			EN: "Replicated workload has no PodDisruptionBudget",
-			KO: "복제된 워크로드에 PodDisruptionBudget이 없음",
-		},
-		Remediation: incidentlib.Text{
-			EN: "Add a PodDisruptionBudget (maxUnavailable: 1, or a percentage) selecting the workload's pods, so that drains during node replacement take its pods down a few at a time; and replace nodes through a process that drains (managed node group updates, cordon and drain) rather than terminating instances directly.",
-			KO: "워크로드의 파드를 고르는 PodDisruptionBudget(maxUnavailable: 1 또는 비율)을 추가해, 노드 교체 중 drain이 파드를 몇 개씩만 내리게 하세요. 그리고 인스턴스를 바로 종료하지 말고 drain하는 절차(관리형 노드 그룹 업데이트, cordon과 drain)로 노드를 교체하세요.",
-		},
-		LooksAt: incidentlib.Text{
-			EN: "Deployments and StatefulSets with two or more replicas and the PodDisruptionBudgets in their namespace. A workload no budget selects can lose all its pods together when nodes are drained at once. Cluster DNS is reported as medium, other workloads as low.",
-			KO: "복제본이 둘 이상인 Deployment와 StatefulSet, 그리고 같은 네임스페이스의 PodDisruptionBudget을 봅니다. 어떤 예산도 고르지 않는 워크로드는 노드가 한꺼번에 drain될 때 파드를 모두 함께 잃을 수 있습니다. 클러스터 DNS는 중간, 다른 워크로드는 낮음으로 보고합니다.",
-		},
-		CannotSee: incidentlib.Text{
-			EN: "How nodes are replaced: a budget only holds against evictions, and tools that terminate instances directly (as in the cited case) bypass it. Budgets that exist but allow zero disruptions (which block drains) are not judged here.",
-			KO: "노드를 어떻게 교체하는지는 보지 못합니다. 예산은 eviction에만 효력이 있어서, 인스턴스를 바로 종료하는 도구(인용한 사례처럼)는 이를 우회합니다. 있지만 중단을 하나도 허용하지 않는(drain을 막는) 예산은 여기서 판단하지 않습니다.",
-		},
-		Kinds:     []inventory.Kind{inventory.PDB},
-		AnyOf:     [][]inventory.Kind{{inventory.Deployment, inventory.StatefulSet}},
-		Citations: nil, // no case in the corpus states the mechanism (see TestCitations)
-	}
-	b.Run = func(inv *inventory.Inventory) []Finding {
-		var out []Finding
-		// Budgets by namespace: a budget only covers pods of its own.
-		pdbs := map[string][]*policyv1.PodDisruptionBudget{}
-		for _, p := range inv.PDBs {
-			pdbs[p.Namespace] = append(pdbs[p.Namespace], p)
-		}
-		covered := func(ns string, labels map[string]string) bool {
-			for _, p := range pdbs[ns] {
-				if selectorMatches(p.Spec.Selector, labels) {
-					return true
-				}
-			}
-			return false
-		}
-		for _, w := range workloads(inv) {
-			if (w.Ref.Kind != "Deployment" && w.Ref.Kind != "StatefulSet") || w.Replicas < 2 {
-				continue
-			}
-			if covered(w.Ref.Namespace, w.Template.Labels) {
-				continue
-			}
-			sev := Low
-			if w.Ref.Namespace == "kube-system" && isClusterDNS(w) {
-				sev = Medium
-			}
-			out = append(out, b.findingAt(sev, w.Ref, "spec.replicas",
-				fmt.Sprintf("has %d replicas and no PodDisruptionBudget: replacing nodes together can take every pod down at once", w.Replicas),
-				fmt.Sprintf("복제본이 %d개인데 PodDisruptionBudget이 없습니다. 노드를 함께 교체하면 모든 파드가 한꺼번에 내려갈 수 있습니다", w.Replicas)))
-		}
-		return out
-	}
-	return b
 }
 
 // externalDNSWeightMissing builds the external-dns-weight-missing check.

@@ -99,6 +99,8 @@ type Inventory struct {
 	MutatingWebhooks    []*admissionv1.MutatingWebhookConfiguration
 	CRDs                []*metav1.PartialObjectMetadata // names only: plural.group
 	BGPPeers            []*unstructured.Unstructured
+	Applications        []*unstructured.Unstructured // Argo CD
+	ApplicationSets     []*unstructured.Unstructured // Argo CD
 
 	// Counts holds the kinds read for their number only (Pod, AuthRequest,
 	// IPAMHandle).
@@ -355,7 +357,7 @@ func (inv *Inventory) Objects() int {
 		len(inv.Deployments) + len(inv.StatefulSets) + len(inv.DaemonSets) + len(inv.Jobs) + len(inv.CronJobs) +
 		len(inv.HPAs) + len(inv.PDBs) + len(inv.Ingresses) + len(inv.ClusterRoles) + len(inv.ClusterRoleBindings) +
 		len(inv.FlowSchemas) + len(inv.PriorityLevels) + len(inv.ValidatingWebhooks) + len(inv.MutatingWebhooks) +
-		len(inv.CRDs) + len(inv.BGPPeers)
+		len(inv.CRDs) + len(inv.BGPPeers) + len(inv.Applications) + len(inv.ApplicationSets)
 	for _, c := range inv.Counts {
 		n += c.N
 	}
@@ -386,6 +388,8 @@ func (inv *Inventory) Sort() {
 	sortObjs(inv.MutatingWebhooks)
 	sortObjs(inv.CRDs)
 	sortObjs(inv.BGPPeers)
+	sortObjs(inv.Applications)
+	sortObjs(inv.ApplicationSets)
 }
 
 type named interface {

@@ -48,6 +48,8 @@ const (
 	BGPPeer                  Kind = "BGPPeer"
 	AuthRequest              Kind = "AuthRequest"
 	IPAMHandle               Kind = "IPAMHandle"
+	Application              Kind = "Application"
+	ApplicationSet           Kind = "ApplicationSet"
 )
 
 // KindInfo says where a kind is served and how kubegap reads it.
@@ -97,6 +99,30 @@ func typed[T any, P interface {
 	}
 }
 
+// untyped is the codec of a CRD kind kubegap has no Go type for, kept as
+// unstructured content and filed in the list list returns.
+func untyped(list func(inv *Inventory) *[]*unstructured.Unstructured) codec {
+	return codec{
+		decode: func(raw []byte) (metav1.Object, error) {
+			// Unstructured takes any metadata; the typed decoders refuse a
+			// bad one, and so must this.
+			var m objectMeta
+			if err := json.Unmarshal(raw, &m); err != nil {
+				return nil, err
+			}
+			u := &unstructured.Unstructured{}
+			if err := u.UnmarshalJSON(raw); err != nil {
+				return nil, err
+			}
+			return u, nil
+		},
+		file: func(inv *Inventory, obj metav1.Object) {
+			l := list(inv)
+			*l = append(*l, obj.(*unstructured.Unstructured))
+		},
+	}
+}
+
 var kinds = map[Kind]KindInfo{
 	Node:       {Kind: "Node", Versions: []string{"v1"}, Resource: "nodes", Builtin: true, codec: typed(func(inv *Inventory) *[]*corev1.Node { return &inv.Nodes })},
 	Namespace:  {Kind: "Namespace", Versions: []string{"v1"}, Resource: "namespaces", Builtin: true, MetadataOnly: true, codec: typed(func(inv *Inventory) *[]*metav1.PartialObjectMetadata { return &inv.Namespaces })},
@@ -132,24 +158,11 @@ var kinds = map[Kind]KindInfo{
 	CustomResourceDefinition: {Kind: "CustomResourceDefinition", Group: "apiextensions.k8s.io", Versions: []string{"v1"}, Resource: "customresourcedefinitions", Builtin: true, MetadataOnly: true,
 		codec: typed(func(inv *Inventory) *[]*metav1.PartialObjectMetadata { return &inv.CRDs })},
 	BGPPeer: {Kind: "BGPPeer", Group: "crd.projectcalico.org", Versions: []string{"v1"}, Resource: "bgppeers",
-		codec: codec{
-			decode: func(raw []byte) (metav1.Object, error) {
-				// Unstructured takes any metadata; the typed decoders
-				// refuse a bad one, and so must this.
-				var m objectMeta
-				if err := json.Unmarshal(raw, &m); err != nil {
-					return nil, err
-				}
-				u := &unstructured.Unstructured{}
-				if err := u.UnmarshalJSON(raw); err != nil {
-					return nil, err
-				}
-				return u, nil
-			},
-			file: func(inv *Inventory, obj metav1.Object) {
-				inv.BGPPeers = append(inv.BGPPeers, obj.(*unstructured.Unstructured))
-			},
-		}},
+		codec: untyped(func(inv *Inventory) *[]*unstructured.Unstructured { return &inv.BGPPeers })},
+	Application: {Kind: "Application", Group: "argoproj.io", Versions: []string{"v1alpha1"}, Resource: "applications", Namespaced: true,
+		codec: untyped(func(inv *Inventory) *[]*unstructured.Unstructured { return &inv.Applications })},
+	ApplicationSet: {Kind: "ApplicationSet", Group: "argoproj.io", Versions: []string{"v1alpha1"}, Resource: "applicationsets", Namespaced: true,
+		codec: untyped(func(inv *Inventory) *[]*unstructured.Unstructured { return &inv.ApplicationSets })},
 	AuthRequest: {Kind: "AuthRequest", Group: "dex.coreos.com", Versions: []string{"v1"}, Resource: "authrequests", Namespaced: true, CountOnly: true},
 	IPAMHandle:  {Kind: "IPAMHandle", Group: "crd.projectcalico.org", Versions: []string{"v1"}, Resource: "ipamhandles", CountOnly: true},
 }

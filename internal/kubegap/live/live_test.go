@@ -55,6 +55,8 @@ var liveFixtureNames = []string{
 	"fixture:calico-ipam-gc",
 	"fixture:prometheus-startup-window",
 	"fixture:job-retries-unbounded-memory",
+	"fixture:argocd-automated-prune",
+	"fixture:node-nothing-reserved",
 	"BULK",
 	"fixture:webhook-covers-kube-system",
 	"fixture:webhook-all-resources-fail-closed",
@@ -94,6 +96,9 @@ type loader struct {
 	dyn    dynamic.Interface
 	mapper *restmapper.DeferredDiscoveryRESTMapper
 	nss    map[string]bool
+	// dryRun asks the API server to validate each object and store none
+	// (namespaces are still made).
+	dryRun bool
 }
 
 func (l *loader) load(file string, data string) {
@@ -143,7 +148,14 @@ func (l *loader) create(u *unstructured.Unstructured) error {
 		ri = l.dyn.Resource(m.Resource).Namespace(ns)
 	}
 	status, hasStatus := u.Object["status"]
-	created, err := ri.Create(ctx, u, metav1.CreateOptions{})
+	opts := metav1.CreateOptions{}
+	if l.dryRun {
+		opts.DryRun = []string{metav1.DryRunAll}
+	}
+	created, err := ri.Create(ctx, u, opts)
+	if l.dryRun {
+		return err
+	}
 	if apierrors.IsAlreadyExists(err) { // kube-system: take the fixture's labels
 		cur, gerr := ri.Get(ctx, u.GetName(), metav1.GetOptions{})
 		if gerr != nil {
@@ -167,7 +179,8 @@ func (l *loader) create(u *unstructured.Unstructured) error {
 	return nil
 }
 
-func loadCluster(t *testing.T, c *kubetest.Cluster) {
+// newLoader writes objects into c as its administrator.
+func newLoader(t *testing.T, c *kubetest.Cluster) *loader {
 	cfg := restConfig(c, kubetest.AdminToken)
 	dyn, err := dynamic.NewForConfig(cfg)
 	if err != nil {
@@ -177,7 +190,11 @@ func loadCluster(t *testing.T, c *kubetest.Cluster) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := &loader{t: t, dyn: dyn, mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc)), nss: map[string]bool{"default": true, "kube-system": true}}
+	return &loader{t: t, dyn: dyn, mapper: restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(dc)), nss: map[string]bool{"default": true, "kube-system": true}}
+}
+
+func loadCluster(t *testing.T, c *kubetest.Cluster) {
+	l := newLoader(t, c)
 	// The limited identity: get/list on four kinds, nothing else; it may
 	// list Deployments but not StatefulSets.
 	l.load("limited-rbac", `apiVersion: rbac.authorization.k8s.io/v1
@@ -312,6 +329,8 @@ func auditFor(t *testing.T, path, user string) []auditEvent {
 // can do without what it may not list.
 func TestLive(t *testing.T) {
 	c := kubetest.Start(t)
+	// Before the fixtures: their fail-closed webhooks refuse every write.
+	t.Run("workload-spec-invalid agrees with the API server", func(t *testing.T) { specAgreesWithServer(t, c) })
 	loadCluster(t, c)
 	cs := checks.All()
 	ctx := context.Background()
@@ -548,5 +567,63 @@ func checkLimited(t *testing.T, cs []*checks.Check, lim *kubegap.Result) {
 	}
 	if !found {
 		t.Errorf("no partial entry for replicas-not-spread in the JSON report:\n%s", buf.String())
+	}
+}
+
+// specAgreesWithServer holds workload-spec-invalid to the API server's own
+// validation: every object of the check's fixtures that the check reports is
+// refused by a server-side dry run as invalid, and every other one is
+// accepted, except those with fields kubegap reads as unknown (unrendered
+// placeholders, which the server refuses for their own sake).
+func specAgreesWithServer(t *testing.T, c *kubetest.Cluster) {
+	l := newLoader(t, c)
+	l.dryRun = true
+	check := checks.Get("workload-spec-invalid")
+	if check == nil {
+		t.Fatal("no check workload-spec-invalid")
+	}
+	tried := 0
+	for _, name := range []string{"fail.yaml", "fail-2.yaml", "pass.yaml", "pass-2.yaml"} {
+		path := fixture.Path(t, "../checks/testdata", "workload-spec-invalid", name)
+		inv, _, err := kubegap.ReadFiles([]string{path}, nil, []*checks.Check{check})
+		if err != nil {
+			t.Fatal(err)
+		}
+		flagged := map[inventory.Ref]string{}
+		for _, f := range kubegap.Evaluate(inv, []*checks.Check{check}, nil, false).Findings {
+			flagged[f.Object] = f.Message.EN
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = manifest.Read(path, bytes.NewReader(b), nil, func(d manifest.Doc) error {
+			u := &unstructured.Unstructured{}
+			if err := u.UnmarshalJSON(d.JSON); err != nil {
+				return err
+			}
+			r := inventory.Ref{Kind: u.GetKind(), Namespace: u.GetNamespace(), Name: u.GetName()}
+			if len(inv.Unknown[r]) > 0 {
+				return nil
+			}
+			tried++
+			cerr := l.create(u)
+			msg, reported := flagged[r]
+			switch {
+			case reported && !apierrors.IsInvalid(cerr):
+				t.Errorf("%s %s: the check reports %q, and the API server answered %v", name, r, msg, cerr)
+			case !reported && cerr != nil:
+				t.Errorf("%s %s: the check passes it, and the API server refused it: %v", name, r, cerr)
+			case reported:
+				t.Logf("%s %s: refused as the check says (%s): %v", name, r, msg, cerr)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if tried < 6 {
+		t.Errorf("only %d objects were tried against the API server", tried)
 	}
 }

@@ -36,12 +36,12 @@ func TestScanChartAndKustomize(t *testing.T) {
 	// empties the memory limit, which set gives back (no finding); the
 	// release name and namespace name the object.
 	res, out := call(t, cs, "scan", map[string]any{"chart": renderData + "/charts/web", "values": []any{renderData + "/charts/prod-values.yaml"},
-		"set": []any{"memoryLimit=1Gi"}, "release": "shop", "namespace": "web", "checks": []any{"no-memory-limit", "no-disruption-budget"}})
+		"set": []any{"memoryLimit=1Gi"}, "release": "shop", "namespace": "web", "checks": []any{"no-memory-limit", "replicas-not-spread"}})
 	if res.IsError {
 		t.Fatalf("chart: %s", textOf(res))
 	}
 	got := findings(out)
-	if len(got) != 2 || !got["no-disruption-budget web/shop-web "+renderData+"/charts/web/templates/deployment.yaml"] {
+	if len(got) != 2 || !got["replicas-not-spread web/shop-web "+renderData+"/charts/web/templates/deployment.yaml"] {
 		t.Errorf("chart findings %v (values, set, release shop, namespace web)", got)
 	}
 	res, out = call(t, cs, "scan", map[string]any{"kustomize": renderData + "/kustomize/prod", "checks": []any{"no-memory-limit"}})

@@ -306,9 +306,13 @@ func TestChecksSeeRenderedObjects(t *testing.T) {
 	if diff := cmp.Diff(want, findings(scan(t, docs, "no-memory-limit"))); diff != "" {
 		t.Errorf("kustomize findings (-want +got):\n%s", diff)
 	}
-	// The PodDisruptionBudget of the base covers prod-api; prod-worker has none.
-	want = []located{{"no-disruption-budget", inventory.Ref{Kind: "Deployment", Namespace: "shop", Name: "prod-worker"}, kf("prod", "worker.yaml"), 1}}
-	if diff := cmp.Diff(want, findings(scan(t, docs, "no-disruption-budget"))); diff != "" {
+	// The base's Deployment and the overlay's own are each found at their
+	// own file.
+	want = []located{
+		{"replicas-not-spread", inventory.Ref{Kind: "Deployment", Namespace: "shop", Name: "prod-api"}, kf("base", "deployment.yaml"), 1},
+		{"replicas-not-spread", inventory.Ref{Kind: "Deployment", Namespace: "shop", Name: "prod-worker"}, kf("prod", "worker.yaml"), 1},
+	}
+	if diff := cmp.Diff(want, findings(scan(t, docs, "replicas-not-spread"))); diff != "" {
 		t.Errorf("kustomize findings (-want +got):\n%s", diff)
 	}
 }
