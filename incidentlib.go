@@ -13,6 +13,7 @@ import (
 	"hash/crc32"
 	"io/fs"
 	"strings"
+	"sync"
 )
 
 //go:embed vocab.yaml cases
@@ -196,9 +197,11 @@ type Case struct {
 
 // Digest is the checksum of a case's stored bytes (CRC-32C) that stores
 // put in Case.Digest.
-func Digest(data []byte) uint32 { return crc32.Checksum(data, castagnoli) }
+func Digest(data []byte) uint32 { return crc32.Checksum(data, castagnoli()) }
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+// castagnoli is CRC-32C's table, made on first use rather than at the start
+// of every command (kubegap never digests a case).
+var castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
 
 // Reviewed reports whether a person has reviewed the case.
 func (c *Case) Reviewed() bool { return c.Review.ReviewedAt != nil && *c.Review.ReviewedAt != "" }

@@ -6,6 +6,8 @@ package main
 import (
 	"os"
 
+	// First, so that the libraries' initialisation runs under its setting.
+	_ "github.com/incidentlib/incidentlib/internal/gctune"
 	"github.com/incidentlib/incidentlib/internal/kubegap/cli"
 )
 

@@ -10,7 +10,6 @@ import (
 	"net/url"
 	"path"
 	"reflect"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -19,6 +18,7 @@ import (
 	"time"
 
 	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/internal/lazyre"
 )
 
 // Corpus is a loaded, validated set of cases and their vocabulary.
@@ -59,7 +59,7 @@ type vocabFile struct {
 	SourceKind   []incidentlib.Term `yaml:"source_kind" il:"required"`
 }
 
-var termID = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+var termID = lazyre.New(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 
 // ParseVocab reads vocab.yaml.
 func ParseVocab(file string, data []byte) (*incidentlib.Vocab, Problems) {
@@ -78,7 +78,7 @@ func ParseVocab(file string, data []byte) (*incidentlib.Vocab, Problems) {
 		seen := map[string]bool{}
 		for i, t := range lists[name] {
 			p := fmt.Sprintf("%s[%d]", name, i)
-			if !termID.MatchString(t.ID) {
+			if !termID().MatchString(t.ID) {
 				probs = append(probs, Problem{file, pos.line(p + ".id"), fmt.Sprintf("term id %q is not valid; use lower-case letters, digits and hyphens", t.ID)})
 			}
 			if seen[t.ID] {
@@ -129,7 +129,7 @@ func checkTexts(file string, pos positions, p string, v reflect.Value) []Problem
 }
 
 var (
-	slugRE  = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+	slugRE  = lazyre.New(`^[a-z0-9]+(-[a-z0-9]+)*$`)
 	dateFmt = "2006-01-02"
 )
 
@@ -185,7 +185,7 @@ func (k *caseCheck) fields() {
 	if base := strings.TrimSuffix(path.Base(k.file), ".yaml"); c.ID != "" && base != c.ID {
 		add("id", "id %q does not match the file name %q; name the file %s.yaml", c.ID, path.Base(k.file), c.ID)
 	}
-	if c.OrgSlug != "" && !slugRE.MatchString(c.OrgSlug) {
+	if c.OrgSlug != "" && !slugRE().MatchString(c.OrgSlug) {
 		add("org_slug", "org_slug %q is not valid; use lower-case letters, digits and hyphens", c.OrgSlug)
 	}
 	if c.Date != "" && !validDate(c.Date) {

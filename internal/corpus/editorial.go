@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"net/url"
 	"reflect"
-	"regexp"
 	"strings"
 
 	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/internal/lazyre"
 )
 
 // Editorial rules, checked on every case (docs/CASE-FORMAT.md, "What
@@ -32,25 +32,25 @@ const ZoneUnknown = "unknown"
 
 var (
 	// clockTime matches a time of day: 14:05, 8.52, 09:02 PM, 4am, 11:21a.
-	clockTime = regexp.MustCompile(`(?:^|[^\d.:,A-SU-Za-z])(?:(?:[01]?\d|2[0-3])[:.h][0-5]\d(?:[^\d.,]|[.,]\D|[.,]?$)|\d{1,2}\s*(?i:[ap]\.?m)\b\.?)`)
+	clockTime = lazyre.New(`(?:^|[^\d.:,A-SU-Za-z])(?:(?:[01]?\d|2[0-3])[:.h][0-5]\d(?:[^\d.,]|[.,]\D|[.,]?$)|\d{1,2}\s*(?i:[ap]\.?m)\b\.?)`)
 	// zoneToken matches a stated time zone: an abbreviation, UTC or GMT with
 	// or without an offset, a numeric offset or Z after a time, an IANA name,
 	// or a named zone ("Pacific Time", "Beijing Time").
-	zoneToken = regexp.MustCompile(`\b(?:UTC|GMT|UT|PST8PDT|EST5EDT|CST6CDT|MST7MDT|PST|PDT|PT|EST|EDT|ET|CST|CDT|CT|MST|MDT|MT|AKST|AKDT|HST|AEST|AEDT|ACST|ACDT|AWST|NZST|NZDT|BST|IST|CET|CEST|EET|EEST|WET|WEST|MSK|JST|KST|SGT|HKT|ICT|WIB|PHT|BRT|ART|SAST)\b` +
+	zoneToken = lazyre.New(`\b(?:UTC|GMT|UT|PST8PDT|EST5EDT|CST6CDT|MST7MDT|PST|PDT|PT|EST|EDT|ET|CST|CDT|CT|MST|MDT|MT|AKST|AKDT|HST|AEST|AEDT|ACST|ACDT|AWST|NZST|NZDT|BST|IST|CET|CEST|EET|EEST|WET|WEST|MSK|JST|KST|SGT|HKT|ICT|WIB|PHT|BRT|ART|SAST)\b` +
 		`|\d(?::\d\d)?(?:\.\d+)?\s?(?:[+-]\d\d:?\d\d|Z)\b` +
 		`|\b(?:Africa|America|Antarctica|Asia|Atlantic|Australia|Europe|Indian|Pacific|US|Etc)/[A-Z][A-Za-z_+-]+` +
 		`|(?i:\b(?:pacific|eastern|central|mountain|alaska|hawaii|atlantic|beijing|china|japan|korea|india|singapore|moscow|british|greenwich)(?:\s+(?:standard|daylight|summer))?(?:\s+time)?\b)`)
 	// koreanAMPM matches a time written in English form inside Korean text.
-	koreanAMPM = regexp.MustCompile(`(?i)(\d{1,2}(?::\d\d)?\s*(?:a\.m\.|p\.m\.|am|pm))(?:[^a-z]|$)`)
+	koreanAMPM = lazyre.New(`(?i)(\d{1,2}(?::\d\d)?\s*(?:a\.m\.|p\.m\.|am|pm))(?:[^a-z]|$)`)
 	// hedgeEN and hedgeKO match evidential hedges: words by which a text
 	// says that a fact only seems so, or is hearsay, instead of saying what
 	// the write-up states.
-	hedgeEN = regexp.MustCompile(`(?i)\b(apparently|seemingly|reportedly|presumably|supposedly|allegedly)\b`)
+	hedgeEN = lazyre.New(`(?i)\b(apparently|seemingly|reportedly|presumably|supposedly|allegedly)\b`)
 	// In Korean the refused forms are the evidentials of the case's own
 	// voice (것으로 보인다, 보이며, 보이고); the past 것으로 보였다 and 듯하다
 	// tell what the people in the incident saw, like "appeared to" and
 	// "seemed to", which are allowed in English too.
-	hedgeKO = regexp.MustCompile(`것으로 보(?:인다|이며|이고)`)
+	hedgeKO = lazyre.New(`것으로 보(?:인다|이며|이고)`)
 )
 
 // The words without which koreanAMPM, hedgeEN and hedgeKO cannot match: a
@@ -67,7 +67,7 @@ func findAMPM(s, low string) string {
 	if !mayHold(s, low, ampmWords...) || !strings.ContainsAny(s, "0123456789") {
 		return ""
 	}
-	if m := koreanAMPM.FindStringSubmatch(s); m != nil {
+	if m := koreanAMPM().FindStringSubmatch(s); m != nil {
 		return m[1]
 	}
 	return ""
@@ -79,7 +79,7 @@ func findHedgeEN(s, low string) string {
 	if !mayHold(s, low, hedgeWords...) {
 		return ""
 	}
-	return hedgeEN.FindString(s)
+	return hedgeEN().FindString(s)
 }
 
 // findHedgeKO returns the hedge hedgeKO finds in s, or "".
@@ -87,7 +87,7 @@ func findHedgeKO(s string) string {
 	if !strings.Contains(s, hedgeKOStem) {
 		return ""
 	}
-	return hedgeKO.FindString(s)
+	return hedgeKO().FindString(s)
 }
 
 // mayHold reports whether s, whose lower case is low, may hold one of
@@ -151,13 +151,13 @@ func koreanSentence(t string) bool {
 
 // needsZone reports whether at gives a time of day without a time zone.
 func needsZone(at string) bool {
-	return clockTime.MatchString(at) && !zoneToken.MatchString(at)
+	return clockTime().MatchString(at) && !zoneToken().MatchString(at)
 }
 
 // validZone reports whether z is a timeline.zone: unknown, or a zone that
 // zoneToken recognises.
 func validZone(z string) bool {
-	return z == ZoneUnknown || zoneToken.MatchString(z)
+	return z == ZoneUnknown || zoneToken().MatchString(z)
 }
 
 // checkEditorial applies the editorial rules that need only the case.

@@ -238,7 +238,7 @@ func TestHedgeWords(t *testing.T) {
 		"재구축이 진행 중이었던 것으로 보인다.": true, "로그인한 것으로 보이며, 토큰을 만들었다.": true, "원인인 듯 하다": false, "로그인한 것으로 보이고": true,
 		"가장 그럴듯한 설명이다.": false, "정상으로 보였다.": false, "사라지는 듯하다가 다시 나타났다.": false, "가능성이 크다.": false,
 	} {
-		if got := hedgeEN.MatchString(s) || hedgeKO.MatchString(s); got != want {
+		if got := hedgeEN().MatchString(s) || hedgeKO().MatchString(s); got != want {
 			t.Errorf("hedge(%q) = %v, want %v", s, got, want)
 		}
 	}
@@ -263,16 +263,16 @@ func FuzzEditorialGates(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		low := strings.ToLower(s)
 		var want string
-		if m := koreanAMPM.FindStringSubmatch(s); m != nil {
+		if m := koreanAMPM().FindStringSubmatch(s); m != nil {
 			want = m[1]
 		}
 		if got := findAMPM(s, low); got != want {
 			t.Errorf("findAMPM(%q) = %q, the expression finds %q", s, got, want)
 		}
-		if got, want := findHedgeEN(s, low), hedgeEN.FindString(s); got != want {
+		if got, want := findHedgeEN(s, low), hedgeEN().FindString(s); got != want {
 			t.Errorf("findHedgeEN(%q) = %q, the expression finds %q", s, got, want)
 		}
-		if got, want := findHedgeKO(s), hedgeKO.FindString(s); got != want {
+		if got, want := findHedgeKO(s), hedgeKO().FindString(s); got != want {
 			t.Errorf("findHedgeKO(%q) = %q, the expression finds %q", s, got, want)
 		}
 	})

@@ -3,12 +3,12 @@ package corpus
 import (
 	"fmt"
 	"reflect"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/internal/lazyre"
 )
 
 // Prose rules: a served text is paragraphs separated by a blank line, each
@@ -16,7 +16,7 @@ import (
 // may start a new line), and it speaks of the incident, never of its writing.
 
 // listItem matches a line that starts a Markdown list item.
-var listItem = regexp.MustCompile(`^\s*([-*+]|[0-9]+[.)])\s`)
+var listItem = lazyre.New(`^\s*([-*+]|[0-9]+[.)])\s`)
 
 // selfReference holds phrases by which a case would speak of how it was
 // written or of what its writer could read, in both languages. Matched
@@ -37,7 +37,7 @@ var selfReference = []string{
 // quote, or next to a line indented as code. Any other break is a hard wrap.
 func newLineAllowed(prev, line string) bool {
 	pt, t := strings.TrimSpace(prev), strings.TrimSpace(line)
-	return pt == "" || strings.HasPrefix(pt, "```") || listItem.MatchString(line) ||
+	return pt == "" || strings.HasPrefix(pt, "```") || listItem().MatchString(line) ||
 		strings.HasPrefix(line, "    ") || strings.HasPrefix(t, "> ") || strings.HasPrefix(prev, "    ")
 }
 

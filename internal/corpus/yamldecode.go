@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"reflect"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/internal/lazyre"
 	"github.com/incidentlib/incidentlib/internal/yamlnode"
 )
 
@@ -114,7 +114,7 @@ func checkRaw(file string, data []byte) []Problem {
 	return probs
 }
 
-var yamlErrLine = regexp.MustCompile(`line (\d+): (.*)`)
+var yamlErrLine = lazyre.New(`line (\d+): (.*)`)
 
 // parseYAML parses one YAML document into a node tree.
 func parseYAML(file string, data []byte) (*yaml.Node, []Problem) {
@@ -139,7 +139,7 @@ func parseYAML(file string, data []byte) (*yaml.Node, []Problem) {
 func yamlProblem(file string, err error) Problem {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	line := 1
-	if m := yamlErrLine.FindStringSubmatch(msg); m != nil {
+	if m := yamlErrLine().FindStringSubmatch(msg); m != nil {
 		line, _ = strconv.Atoi(m[1])
 		msg = m[2]
 	}

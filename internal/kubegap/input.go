@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -17,6 +16,7 @@ import (
 	"github.com/incidentlib/incidentlib/internal/kubegap/checks"
 	"github.com/incidentlib/incidentlib/internal/kubegap/inventory"
 	"github.com/incidentlib/incidentlib/internal/kubegap/manifest"
+	"github.com/incidentlib/incidentlib/internal/lazyre"
 )
 
 // Input says what an offline scan read: every report carries it, so that a
@@ -479,7 +479,7 @@ func decodeProblem(where manifest.Problem, raw []byte, err error) manifest.Probl
 		text := docText(where.File, where.Line)
 		t, goTmpl = manifest.TemplateText(text)
 		if t == "" {
-			if m := shellVarRE.Find(text); m != nil {
+			if m := shellVarRE().Find(text); m != nil {
 				t = string(m)
 			}
 		}
@@ -500,7 +500,7 @@ func decodeProblem(where manifest.Problem, raw []byte, err error) manifest.Probl
 // shellVarRE finds the $NAME variables that sed and envsubst templates
 // leave (coredns.yaml.sed); looked for only in objects that failed to
 // decode, where they are the likely cause.
-var shellVarRE = regexp.MustCompile(`\$\{?[A-Z][A-Z0-9_]*\}?`)
+var shellVarRE = lazyre.New(`\$\{?[A-Z][A-Z0-9_]*\}?`)
 
 // docText returns the text of the YAML document of file that starts at
 // line from (up to the next "---"), or nil for standard input.

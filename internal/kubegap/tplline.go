@@ -1,10 +1,11 @@
 package kubegap
 
 import (
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/incidentlib/incidentlib/internal/lazyre"
 )
 
 // A chart template is not YAML until it is rendered, and the rendered
@@ -48,19 +49,19 @@ type tplNode struct {
 
 // tplKeyRe matches a key line: a plain or quoted key, a colon, then a space
 // or the end.
-var tplKeyRe = regexp.MustCompile(`^("[^"]*"|'[^']*'|[^\s#:{}\[\]"',&*!|>%@` + "`" + `][^:]*?):(?:\s+(.*))?$`)
+var tplKeyRe = lazyre.New(`^("[^"]*"|'[^']*'|[^\s#:{}\[\]"',&*!|>%@` + "`" + `][^:]*?):(?:\s+(.*))?$`)
 
 // tplActionRe matches one action.
-var tplActionRe = regexp.MustCompile(`\{\{-?\s*(.*?)\s*-?\}\}`)
+var tplActionRe = lazyre.New(`\{\{-?\s*(.*?)\s*-?\}\}`)
 
 // tplIndentRe finds the column an injection writes at (nindent N, indent N).
-var tplIndentRe = regexp.MustCompile(`\bn?indent\s+(\d+)`)
+var tplIndentRe = lazyre.New(`\bn?indent\s+(\d+)`)
 
 // tplDefineRe matches a line that opens a define.
-var tplDefineRe = regexp.MustCompile(`^\{\{-?\s*define\s+"([^"]+)"\s*-?\}\}$`)
+var tplDefineRe = lazyre.New(`^\{\{-?\s*define\s+"([^"]+)"\s*-?\}\}$`)
 
 // tplIncludeRe finds the define an action includes.
-var tplIncludeRe = regexp.MustCompile(`^(?:include|template)\s+"([^"]+)"`)
+var tplIncludeRe = lazyre.New(`^(?:include|template)\s+"([^"]+)"`)
 
 // defines finds a chart's named templates: the shape of the define name
 // and the file it is in, or nil.
@@ -208,7 +209,7 @@ func (p *tplParser) line(no int, line string) {
 		return
 	}
 	if strings.HasPrefix(text, "{{") {
-		if rest := tplActionRe.ReplaceAllString(text, ""); strings.TrimSpace(rest) == "" {
+		if rest := tplActionRe().ReplaceAllString(text, ""); strings.TrimSpace(rest) == "" {
 			p.actions(col, text)
 			return
 		}
@@ -222,7 +223,7 @@ func (p *tplParser) line(no int, line string) {
 // actions reads a line of actions only: control blocks are counted, and an
 // action that writes content makes its place dynamic.
 func (p *tplParser) actions(col int, text string) {
-	for _, m := range tplActionRe.FindAllStringSubmatch(text, -1) {
+	for _, m := range tplActionRe().FindAllStringSubmatch(text, -1) {
 		a := m[1]
 		word, _, _ := strings.Cut(a, " ")
 		switch word {
@@ -236,12 +237,12 @@ func (p *tplParser) actions(col int, text string) {
 				continue // a comment, a variable
 			}
 			at := col
-			if im := tplIndentRe.FindStringSubmatch(a); im != nil {
+			if im := tplIndentRe().FindStringSubmatch(a); im != nil {
 				at, _ = strconv.Atoi(im[1])
 			}
 			parent := p.parentAt(at)
 			parent.markDynamic()
-			if im := tplIncludeRe.FindStringSubmatch(a); im != nil {
+			if im := tplIncludeRe().FindStringSubmatch(a); im != nil {
 				parent.includes = append(parent.includes, im[1])
 			}
 		}
@@ -275,7 +276,7 @@ func (p *tplParser) content(no, col int, text string) {
 		}
 		at := col + 1 + len(rest) - len(inner)
 		if strings.HasPrefix(inner, "{{") {
-			if strings.TrimSpace(tplActionRe.ReplaceAllString(inner, "")) == "" {
+			if strings.TrimSpace(tplActionRe().ReplaceAllString(inner, "")) == "" {
 				p.actions(at, inner)
 			}
 			return
@@ -283,7 +284,7 @@ func (p *tplParser) content(no, col int, text string) {
 		p.content(no, at, inner)
 		return
 	}
-	m := tplKeyRe.FindStringSubmatch(text)
+	m := tplKeyRe().FindStringSubmatch(text)
 	parent := p.parentAt(col)
 	if m == nil {
 		return // a scalar, a flow value's continuation
@@ -303,9 +304,9 @@ func (p *tplParser) content(no, col int, text string) {
 	v := strings.TrimSpace(value)
 	n.values = append(n.values, v)
 	// "resources: {{- include "x.resources" . | nindent 12 }}"
-	if strings.HasPrefix(v, "{{") && strings.TrimSpace(tplActionRe.ReplaceAllString(v, "")) == "" {
-		for _, m := range tplActionRe.FindAllStringSubmatch(v, -1) {
-			if im := tplIncludeRe.FindStringSubmatch(m[1]); im != nil {
+	if strings.HasPrefix(v, "{{") && strings.TrimSpace(tplActionRe().ReplaceAllString(v, "")) == "" {
+		for _, m := range tplActionRe().FindAllStringSubmatch(v, -1) {
+			if im := tplIncludeRe().FindStringSubmatch(m[1]); im != nil {
 				n.markDynamic()
 				n.includes = append(n.includes, im[1])
 			}
@@ -335,12 +336,12 @@ func defineShapes(files map[string][]byte) map[string]struct {
 			line := strings.TrimRight(raw, " \t\r")
 			trimmed := strings.TrimSpace(line)
 			if p == nil {
-				if m := tplDefineRe.FindStringSubmatch(trimmed); m != nil {
+				if m := tplDefineRe().FindStringSubmatch(trimmed); m != nil {
 					p, name, depth = newTplParser(), m[1], 1
 				}
 				continue
 			}
-			for _, a := range tplActionRe.FindAllStringSubmatch(trimmed, -1) {
+			for _, a := range tplActionRe().FindAllStringSubmatch(trimmed, -1) {
 				switch w, _, _ := strings.Cut(a[1], " "); w {
 				case "if", "with", "range", "define", "block":
 					depth++

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // The languages, and the default of the web pages and the CLI.
@@ -23,7 +24,8 @@ const (
 // Langs are the supported languages, the default first.
 var Langs = []string{KO, EN}
 
-var tables = split(words)
+// tables is the catalogue a language, built on first use.
+var tables = sync.OnceValue(func() map[string]map[string]string { return split(catalogue()) })
 
 // split is the catalogue as one table a language; an empty Korean (a
 // count's .one form) is not a Korean key.
@@ -77,9 +79,9 @@ func ParseOr(s, def string) (string, error) {
 // the default's table; a missing key shows as itself, which the tests
 // catch.
 func T(lang, key string) string {
-	m, ok := tables[lang]
+	m, ok := tables()[lang]
 	if !ok {
-		m = tables[Default]
+		m = tables()[Default]
 	}
 	if s, ok := m[key]; ok {
 		return s
@@ -108,7 +110,7 @@ func Nf(lang, key string, n int, args ...any) string {
 // Keys returns the keys of lang's table, sorted.
 func Keys(lang string) []string {
 	var ks []string
-	for k := range tables[lang] {
+	for k := range tables()[lang] {
 		ks = append(ks, k)
 	}
 	sort.Strings(ks)
@@ -117,6 +119,6 @@ func Keys(lang string) []string {
 
 // Has reports whether lang's table holds key.
 func Has(lang, key string) bool {
-	_, ok := tables[lang][key]
+	_, ok := tables()[lang][key]
 	return ok
 }

@@ -560,7 +560,7 @@ func newMCP(stdin io.Reader, stdout io.Writer) *cobra.Command {
 	var o mcptools.Options
 	cmd := &cobra.Command{
 		Use:   "mcp",
-		Short: "Serve MCP on stdio (read-only tools: " + strings.Join(mcptools.Tools().Names(), ", ") + ")",
+		Short: "Serve MCP on stdio (read-only tools: " + strings.Join(mcptools.Names, ", ") + ")",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			corp, err := loadCorpus()

@@ -9,10 +9,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/incidentlib/incidentlib/internal/lazyre"
 )
 
 // StdinName names standard input in Docs, problems and messages.
@@ -568,23 +569,23 @@ func splitDocs(r io.Reader, fn func(start int, text []byte) error) error {
 }
 
 var (
-	kindRE = regexp.MustCompile(`(?m)^kind:[ \t]*["']?([A-Za-z0-9]+)`)
-	nameRE = regexp.MustCompile(`(?m)^metadata:(?:\s*\n(?:[ \t]+.*\n)*?[ \t]+|[ \t]*\{[^}\n]*?\b)name:[ \t]*["']?([^"'\s#,}]+)`)
-	nsRE   = regexp.MustCompile(`(?m)^metadata:(?:\s*\n(?:[ \t]+.*\n)*?[ \t]+|[ \t]*\{[^}\n]*?\b)namespace:[ \t]*["']?([^"'\s#,}]+)`)
+	kindRE = lazyre.New(`(?m)^kind:[ \t]*["']?([A-Za-z0-9]+)`)
+	nameRE = lazyre.New(`(?m)^metadata:(?:\s*\n(?:[ \t]+.*\n)*?[ \t]+|[ \t]*\{[^}\n]*?\b)name:[ \t]*["']?([^"'\s#,}]+)`)
+	nsRE   = lazyre.New(`(?m)^metadata:(?:\s*\n(?:[ \t]+.*\n)*?[ \t]+|[ \t]*\{[^}\n]*?\b)namespace:[ \t]*["']?([^"'\s#,}]+)`)
 	// goTemplateRE finds Go template actions ({{ .Values.x }}, {{- if }}).
-	goTemplateRE = regexp.MustCompile(`\{\{.*?\}\}`)
+	goTemplateRE = lazyre.New(`\{\{.*?\}\}`)
 	// PlaceholderRE finds the __NAME__ placeholders that addon templates
 	// (Kubernetes' own CoreDNS addon, for one) leave for sed.
-	PlaceholderRE = regexp.MustCompile(`__[A-Z0-9]+(?:_{1,2}[A-Z0-9]+)*__`)
+	PlaceholderRE = lazyre.New(`__[A-Z0-9]+(?:_{1,2}[A-Z0-9]+)*__`)
 )
 
 // TemplateText returns the first unrendered template text in b: a Go
 // template action or a __PLACEHOLDER__.
 func TemplateText(b []byte) (string, bool) {
-	if m := goTemplateRE.Find(b); m != nil {
+	if m := goTemplateRE().Find(b); m != nil {
 		return string(m), true
 	}
-	if m := PlaceholderRE.Find(b); m != nil {
+	if m := PlaceholderRE().Find(b); m != nil {
 		return string(m), false
 	}
 	return "", false
@@ -595,13 +596,13 @@ func TemplateText(b []byte) (string, bool) {
 func problemOf(e *Error, text []byte, extra string) Problem {
 	p := Problem{File: e.File, Line: e.Line, Level: LevelError, Message: e.Msg}
 	if text != nil {
-		if m := kindRE.FindSubmatch(text); m != nil {
+		if m := kindRE().FindSubmatch(text); m != nil {
 			p.Kind = string(m[1])
 		}
-		if m := nameRE.FindSubmatch(text); m != nil {
+		if m := nameRE().FindSubmatch(text); m != nil {
 			p.Name = string(m[1])
 		}
-		if m := nsRE.FindSubmatch(text); m != nil {
+		if m := nsRE().FindSubmatch(text); m != nil {
 			p.Namespace = string(m[1])
 		}
 		if t, goTmpl := TemplateText(text); t != "" {

@@ -8,13 +8,13 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/incidentlib/incidentlib/internal/lazyre"
 	"github.com/incidentlib/incidentlib/internal/yamlnode"
 )
 
@@ -703,7 +703,7 @@ func emitItems(name string, off int, kind string, items *yaml.Node, depth int, w
 	return nil
 }
 
-var yamlLineRE = regexp.MustCompile(`^yaml: (?:line (\d+): )?(.*)$`)
+var yamlLineRE = lazyre.New(`^yaml: (?:line (\d+): )?(.*)$`)
 
 // yamlError turns a decoder error into FILE:LINE form; the decoder counts
 // lines from the start of the text it was given, which is line off+1, less
@@ -714,7 +714,7 @@ func yamlError(name string, off, after int, gap lineGap, err error) error {
 		return &Error{File: name, Line: max(after, off+1), Msg: strings.Join(te.Errors, "; ")}
 	}
 	msg := err.Error()
-	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
+	if m := yamlLineRE().FindStringSubmatch(msg); m != nil {
 		line := max(after, off+1)
 		if m[1] != "" {
 			n, _ := strconv.Atoi(m[1])

@@ -86,3 +86,10 @@ func TestOutputsMatchSchemas(t *testing.T) {
 		t.Fatalf("only %d answers checked", checked)
 	}
 }
+
+// TestNamesAreTheTools: the names the help text lists are the tools'.
+func TestNamesAreTheTools(t *testing.T) {
+	if got, want := mcptools.Names, mcptools.Tools().Names(); !slices.Equal(got, want) {
+		t.Errorf("Names %v, the tools %v", got, want)
+	}
+}

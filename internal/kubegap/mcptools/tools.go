@@ -21,6 +21,12 @@ func tools(o Options) mcptool.List {
 	}
 }
 
+// Names are the tools' names, sorted, as Tools().Names() gives them, for
+// the help text: building the tools infers their JSON schemas, which every
+// kubegap command would otherwise pay for at start (TestNamesAreTheTools
+// holds the two equal).
+var Names = []string{"explain_check", "get_incident", "list_checks", "scan"}
+
 // Tools is every tool, in the list's order, for the documents and checks
 // that read them (their handlers are not to be called: they have no
 // corpus).
