@@ -38,9 +38,9 @@ import sys
 key, ko, en = sys.argv[1:]
 p = "internal/locale/words.go"
 s = open(p).read()
-anchor = "var words = map[string]pair{\n"
+anchor = "\treturn map[string]pair{\n"
 assert anchor in s, "no catalogue map in " + p
-s = s.replace(anchor, anchor + '\t%s: {%s, %s},\n' % tuple('"%s"' % x.replace('"', '\\"') for x in (key, ko, en)), 1)
+s = s.replace(anchor, anchor + '\t\t%s: {%s, %s},\n' % tuple('"%s"' % x.replace('"', '\\"') for x in (key, ko, en)), 1)
 open(p, "w").write(s)
 EOF
 }

@@ -5,12 +5,12 @@ package locale
 // Korean is empty.
 type pair struct{ ko, en string }
 
-// words is the catalogue: every key with its Korean and its English words,
-// side by side, so that neither language can lack a key. Keys without a
-// dot are the words the CLI and the pages share (section headings, facts).
-// catalogue returns the words, built when they are first asked for: a
-// command that never speaks (kubegap scanning to JSON) does not pay for
-// them at start.
+// catalogue returns the words: every key with its Korean and its English
+// words, side by side, so that neither language can lack a key. Keys
+// without a dot are the words the CLI and the pages share (section
+// headings, facts). It is a function, called once (tables), so that a
+// command that never speaks (kubegap scanning to JSON) does not build the
+// map at start.
 func catalogue() map[string]pair {
 	return map[string]pair{
 		"date_kind.incident":  {"발생일", "incident date"},
