@@ -2,6 +2,7 @@ package checks
 
 import (
 	"fmt"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
@@ -65,15 +66,15 @@ func argoCDAutomatedPrune() *Check {
 	}
 	c.Run = func(inv *inventory.Inventory) []Finding {
 		var out []Finding
-		judge := func(u *unstructured.Unstructured, kind, what string, path ...string) {
-			automated, on := argoSyncPolicy(u, path...)
+		// judge reports u when the Application spec at spec (its fields'
+		// path) syncs automatically with prune; what names the
+		// applications concerned.
+		judge := func(u *unstructured.Unstructured, kind string, what incidentlib.Text, spec ...string) {
+			automated, on := argoSyncPolicy(u, spec...)
 			if prune, _ := automated["prune"].(bool); !on || !prune {
 				return
 			}
-			field := "spec.syncPolicy.automated.prune"
-			if kind == "ApplicationSet" {
-				field = "spec.template.spec.syncPolicy.automated.prune"
-			}
+			field := strings.Join(append(spec, "syncPolicy", "automated", "prune"), ".")
 			sev, en, ko := Severity(0), "", ""
 			if empty, _ := automated["allowEmpty"].(bool); empty {
 				sev = High
@@ -81,23 +82,16 @@ func argoCDAutomatedPrune() *Check {
 				ko = " allowEmpty가 있어 한 번의 동기화로 전부 지울 수도 있습니다"
 			}
 			out = append(out, c.findingAt(sev, ref(kind, u.GetNamespace(), u.GetName()), field,
-				fmt.Sprintf("%s syncs automatically with prune: a change that drops resources from its source deletes them from the cluster with no review%s", what, en),
-				fmt.Sprintf("%s prune과 함께 자동으로 동기화합니다. 소스에서 자원을 빼는 변경이 검토 없이 클러스터에서 그 자원을 지웁니다.%s", whatKO(what), ko)))
+				fmt.Sprintf("%s syncs automatically with prune: a change that drops resources from its source deletes them from the cluster with no review%s", what.EN, en),
+				fmt.Sprintf("%s prune과 함께 자동으로 동기화합니다. 소스에서 자원을 빼는 변경이 검토 없이 클러스터에서 그 자원을 지웁니다.%s", what.KO, ko)))
 		}
 		for _, a := range inv.Applications {
-			judge(a, "Application", "the application", "spec")
+			judge(a, "Application", incidentlib.Text{EN: "the application", KO: "이 애플리케이션은"}, "spec")
 		}
 		for _, s := range inv.ApplicationSets {
-			judge(s, "ApplicationSet", "every application it generates", "spec", "template", "spec")
+			judge(s, "ApplicationSet", incidentlib.Text{EN: "every application it generates", KO: "이 ApplicationSet이 만드는 애플리케이션은 모두"}, "spec", "template", "spec")
 		}
 		return out
 	}
 	return c
-}
-
-func whatKO(what string) string {
-	if what == "the application" {
-		return "이 애플리케이션은"
-	}
-	return "이 ApplicationSet이 만드는 애플리케이션은 모두"
 }
