@@ -245,7 +245,7 @@ func catalogue() map[string]pair {
 		"list.close":              {"검색어를 낱말 %d개로 읽었습니다. 그 절반 이상이 들어 있는 사례는 %d건이고, 옆의 분류 숫자와 아래 줄은 이 사례들을 셉니다.", "The query was read as %d terms; %d cases hold at least half of them, and the counts beside and below describe those."},
 		"list.cut":                {"검색어가 길어 앞의 %d바이트만 읽었습니다. 오류가 드러난 줄만 남기면 더 잘 찾습니다.", "The query was long, so only its first %d bytes were read; keep the lines that show the error."},
 		"list.close_one":          {"검색어를 낱말 %d개로 읽었습니다. 그 절반 이상이 들어 있는 사례는 1건이고, 옆의 분류 숫자와 아래 줄은 이 사례를 셉니다.", "The query was read as %d terms; one case holds at least half of them, and the counts beside and below describe it."},
-		"list.loose":              {"나머지 %d건은 몇 낱말만 겹쳐 뒤에 나옵니다.", "The other %d share only a few words and come after them."},
+		"list.nearest":            {"검색어를 낱말 %d개로 읽었습니다. 그 절반 이상이 들어 있는 사례는 없어, 아래 %d건은 몇 낱말만 겹치는 가장 가까운 사례이고 옆의 분류 숫자는 이 사례들을 셉니다.", "The query was read as %d terms; no case holds half of them, so the %d below are the nearest, sharing only a few words, and the counts beside describe them."},
 		"list.no_close":           {"가깝게 맞는 사례가 없습니다. 오류 메시지의 핵심 낱말 몇 개로 다시 찾아보세요.", "No case matches closely; try the error's key words alone."},
 		"list.top_components":     {"이 %d건에서 가장 많이 나오는 구성 요소:", "Components that come up most in these %d cases:"},
 		"list.kubegap":            {"kubegap 은 Claude Code 나 Codex 안에서도 클러스터를 읽기만 하며 이런 틈을 살펴봅니다. 점검마다 근거가 된 공개 보고서가 붙어 있습니다.", "kubegap looks for such gaps from inside Claude Code or Codex too, reading your cluster only; every check names the public write-ups behind it."},

@@ -203,27 +203,48 @@ func BenchmarkSearchLoadQueries(b *testing.B) {
 // BenchmarkScale runs the load's queries (every judged and unanswerable
 // one, as GET /api/cases asks them: relevance, ten hits, no facets) over
 // the real corpus and the synthetic ones ten and a hundred times its size,
-// and reports the median and 99th percentile of one search. The same run
-// at each size shows how the cost grows with the corpus.
+// and reports the median and 99th percentile of one search, then the
+// pasted log lines of testdata/pastes.yaml the same way. The same run at
+// each size shows how the cost grows with the corpus.
 func BenchmarkScale(b *testing.B) {
-	var qs []string
+	var load, pastes []string
 	for _, j := range loadRelevance(b) {
-		qs = append(qs, j.Q)
+		load = append(load, j.Q)
 	}
-	qs = append(qs, loadUnanswerable(b)...)
+	load = append(load, loadUnanswerable(b)...)
+	for _, p := range readList[pasted](b, "testdata/pastes.yaml") {
+		pastes = append(pastes, p.Q)
+	}
 	for _, s := range sizes {
+		// pruned is the search as served (scoreClose); every-holder scores
+		// every document that holds a query term and keeps the close ones,
+		// the same answers (TestPrunedMatchesExhaustive), side by side on
+		// one index, for the load's queries and for the pasted log lines.
 		b.Run(s.name, func(b *testing.B) {
 			ix := benchIndex(b, s.n)
-			for _, q := range qs { // every page's snippet fields analysed once
-				if _, err := ix.Public().Search(search.Query{Text: q, NoFacets: true}); err != nil {
-					b.Fatal(err)
+			for _, set := range []struct {
+				name string
+				qs   []string
+			}{{"", load}, {"pastes-", pastes}} {
+				for _, mode := range []struct {
+					name string
+					q    func(search.Query) search.Query
+				}{{"pruned", func(q search.Query) search.Query { return q }}, {"every-holder", search.Exhaustive}} {
+					qs := set.qs
+					for _, q := range qs { // every page's snippet fields analysed once
+						if _, err := ix.Public().Search(mode.q(search.Query{Text: q, NoFacets: true})); err != nil {
+							b.Fatal(err)
+						}
+					}
+					b.Run(set.name+mode.name, func(b *testing.B) {
+						latencies(b, func(i int) {
+							if _, err := ix.Public().Search(mode.q(search.Query{Text: qs[i%len(qs)], NoFacets: true})); err != nil {
+								b.Fatal(err)
+							}
+						})
+					})
 				}
 			}
-			latencies(b, func(i int) {
-				if _, err := ix.Public().Search(search.Query{Text: qs[i%len(qs)], NoFacets: true}); err != nil {
-					b.Fatal(err)
-				}
-			})
 		})
 	}
 }

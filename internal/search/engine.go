@@ -1,6 +1,7 @@
 package search
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"runtime"
@@ -206,6 +207,7 @@ type scratch struct {
 	termNo  map[string]uint16 // the query's distinct scored terms, numbered from 1
 	touched []uint32
 	docs    []uint32 // the hits, for Search alone (it outlives no search)
+	cand    []uint32 // scoreClose's candidates
 	// snip is where Search writes the page's snippets; its builder is new
 	// each search (the snippets outlive it), its span buffers are kept.
 	snip snipOut
@@ -465,6 +467,172 @@ func (ix *Index) score(p textPlan, allowed bitset, includePrivate bool, sc *scra
 	s.ids()
 	s.aliases()
 	return s.hits(must)
+}
+
+// scoreClose is score for a text query without phrases, over only the
+// documents that can be close matches (closeness): those holding a term of
+// the query's heavier half, or named by an id or an alias. It follows
+// MaxScore (Turtle and Flood, 1995), with the closeness bound as the
+// threshold: the lightest terms whose weights sum to less than half of the
+// query's are non-essential, since a document holding only those cannot
+// be close, so their lists are only probed for the candidates the other
+// terms gave. The cost follows the candidates, not the lists of the
+// query's common words. Every term is scored in the plan's order, as score
+// does, so that a candidate's score, match and evidence are exactly those
+// score gives it (TestPrunedMatchesExhaustive). The caller holds the read
+// lock.
+func (ix *Index) scoreClose(p textPlan, allowed bitset, includePrivate bool, sc *scratch) (bitset, []uint32) {
+	sc.size(len(ix.docs))
+	s := ix.newScorer(p, allowed, includePrivate, sc)
+	// Every term weighed first, in the plan's order (which numbers them as
+	// score does), so that the query's weight is known before a list is
+	// read.
+	names := make([]string, 0, len(p.terms))
+	stats := make([]termStats, 0, len(p.terms))
+	at := make(map[string]int, len(p.terms))
+	for _, t := range p.terms {
+		if _, ok := at[t]; ok {
+			continue
+		}
+		at[t] = len(names)
+		st := ix.statsOf(t, includePrivate, s.visible)
+		s.weigh(t, &st)
+		names, stats = append(names, t), append(stats, st)
+	}
+	// The non-essential terms: the lightest, while together they weigh
+	// less than half of the query (with a margin for float32 sums).
+	order := make([]int, len(names))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(i, j int) int {
+		if c := cmp.Compare(s.termW[names[i]], s.termW[names[j]]); c != 0 {
+			return c
+		}
+		return strings.Compare(names[i], names[j])
+	})
+	light := make([]bool, len(names))
+	var lightW float32
+	for _, i := range order {
+		w := s.termW[names[i]]
+		if 2*(lightW+w)*(1+closeMargin) >= sc.totalW {
+			break
+		}
+		lightW += w
+		light[i] = true
+	}
+	// The candidates: the documents of the essential terms' lists, and
+	// those an id or an alias names.
+	var cand bitset
+	for i := range names {
+		if light[i] {
+			continue
+		}
+		for f := 0; f < nFields; f++ {
+			if stats[i].df[f] == 0 {
+				continue
+			}
+			for _, d := range stats[i].pl[f].docs {
+				if allowed.has(d) {
+					cand.set(d)
+				}
+			}
+		}
+	}
+	for _, id := range p.ids {
+		if d, ok := ix.byID[id]; ok && allowed.has(d) {
+			cand.set(d)
+		}
+	}
+	for _, a := range p.aliases {
+		set := ix.set(a.key)
+		set.andInPlace(allowed)
+		cand.orInPlace(set)
+	}
+	list := sc.cand[:0]
+	cand.each(func(d uint32) { list = append(list, d) })
+	sc.cand = list[:0]
+	for _, t := range p.terms {
+		if i := at[t]; light[i] {
+			s.termOn(t, &stats[i], list, cand)
+		} else {
+			s.term(t, 1)
+		}
+	}
+	s.ids()
+	s.aliases()
+	return s.hits(nil)
+}
+
+// closeMargin keeps a document whose float32 sum of weights lands a hair
+// from half of the query's on the side of the candidates.
+const closeMargin = 1e-4
+
+// probeRatio: a non-essential list at most this many times longer than the
+// candidates is read through; a longer one is probed by binary search
+// for each candidate.
+const probeRatio = 8
+
+// termOn scores term t, of statistics st, for the candidates alone (cand,
+// in order, and as a set), as term scores it for every document.
+func (s *scorer) termOn(t string, st *termStats, cand []uint32, candSet bitset) {
+	ix, sc := s.ix, s.sc
+	no, tw, tc := s.weigh(t, st)
+	N := s.N
+	for f := 0; f < nFields; f++ {
+		n := st.df[f]
+		if n == 0 {
+			continue
+		}
+		pl := st.pl[f]
+		df := float64(n)
+		idf := float32(math.Log(1 + (N-df+0.5)/(df+0.5)))
+		w := fieldBoost[f] * idf * 1
+		a, c := float32(bm25K1*(1-bm25B)), float32(bm25K1*bm25B)/ix.avgLen[s.vis][f]
+		flen := ix.flen[f]
+		var bit uint64
+		if no <= 64 {
+			bit = 1 << (no - 1)
+		}
+		fmask := sc.fmask[f]
+		post := func(d uint32, tf16 uint16) {
+			tf := float32(tf16)
+			norm := tf * (bm25K1 + 1) / (tf + a + c*float32(flen[d]))
+			if sc.score[d] == 0 {
+				sc.touched = append(sc.touched, d)
+			}
+			sc.score[d] += w * norm
+			sc.fields[d] |= 1 << f
+			fmask[d] |= bit
+			if sc.last[d] != no {
+				sc.last[d] = no
+				sc.nterms[d]++
+				sc.mw[d] += tw
+				sc.cw[d] += tc
+			}
+		}
+		docs := pl.docs
+		if len(docs) <= probeRatio*len(cand) {
+			for i, d := range docs {
+				if candSet.has(d) {
+					post(d, pl.tfs[i])
+				}
+			}
+			continue
+		}
+		lo := 0
+		for _, d := range cand {
+			i, found := slices.BinarySearch(docs[lo:], d)
+			lo += i
+			if lo >= len(docs) {
+				break
+			}
+			if found {
+				post(d, pl.tfs[lo])
+				lo++
+			}
+		}
+	}
 }
 
 // size makes the scratch's per-document slices n long and empties its
@@ -841,7 +1009,7 @@ func (ix *Index) search(q Query) (*Result, error) {
 	r := &searchRun{ix: ix, q: &q, p: p, sc: sc}
 	hits, docs := r.match(allowed)
 	res := &Result{Total: len(docs), Offset: q.Offset, Limit: q.Limit, Notes: notes, Terms: p.informative(), Cut: cut}
-	close := r.closeness(res, docs)
+	r.closeness(res, docs)
 	r.weak(res, docs)
 	if q.Offset < len(docs) {
 		r.page(res, docs)
@@ -849,11 +1017,7 @@ func (ix *Index) search(q Query) (*Result, error) {
 		res.Notes = append(res.Notes, fmt.Sprintf("offset %d is past the last result (%d in all)", q.Offset, res.Total))
 	}
 	if !q.NoFacets {
-		if res.Long {
-			res.Facets = ix.facets(close, q.Lang)
-		} else {
-			res.Facets = ix.facets(hits, q.Lang)
-		}
+		res.Facets = ix.facets(hits, q.Lang)
 	}
 	return res, nil
 }
@@ -872,6 +1036,9 @@ type searchRun struct {
 	// pairTotal the evidence of all of them (pairUnits).
 	pairs     []pairUnit
 	pairTotal float32
+	// nearest is set when no case was close and the results are every
+	// case holding a term of the query (results).
+	nearest bool
 }
 
 // match returns the hits among the allowed documents (every one of them
@@ -889,7 +1056,7 @@ func (r *searchRun) match(allowed bitset) (bitset, []uint32) {
 		allowed.each(func(d uint32) { docs = append(docs, d) })
 		sc.docs = docs[:0]
 	} else {
-		hits, docs = ix.score(r.p, allowed, r.q.private, sc)
+		hits, docs = r.results(allowed)
 		if r.q.Sort == SortRelevance {
 			less = func(a, b uint32) bool {
 				if sc.score[a] != sc.score[b] {
@@ -906,23 +1073,68 @@ func (r *searchRun) match(allowed bitset) (bitset, []uint32) {
 	return hits, docs
 }
 
-// closeness sets res.Close and res.Long and returns the close hits: how
-// closely each hit matches is the share of the query's terms it holds. A
-// long query (a pasted log line) matches nearly every case by some common
-// word; counts and facets then describe the close ones.
-func (r *searchRun) closeness(res *Result, docs []uint32) bitset {
-	sc := r.sc
-	var close bitset
+// results scores a text query and returns its results (Result): the
+// close matches and the cases its ids name, or, when there are none, the
+// nearest, every document holding a term of the query. A query without
+// phrases is scored over the candidates for closeness alone (scoreClose);
+// the nearest need every document scored.
+func (r *searchRun) results(allowed bitset) (bitset, []uint32) {
+	ix, sc, p := r.ix, r.sc, r.p
+	if p.informative() == 0 { // ids or aliases alone: no closeness to measure
+		return ix.score(p, allowed, r.q.private, sc)
+	}
+	pruned := len(p.phrases) == 0 && !r.q.exhaustive
+	var hits bitset
+	var docs []uint32
+	if pruned {
+		ix.prunedN.Add(1)
+		hits, docs = ix.scoreClose(p, allowed, r.q.private, sc)
+	} else {
+		hits, docs = ix.score(p, allowed, r.q.private, sc)
+	}
+	var named bitset
+	for _, id := range p.ids {
+		if d, ok := ix.byID[id]; ok {
+			named.set(d)
+		}
+	}
+	var kept bitset
+	out := docs[:0] // in place: nothing is written over when nothing is kept
+	for _, d := range docs {
+		if sc.close(d) || named.has(d) {
+			kept.set(d)
+			out = append(out, d)
+		}
+	}
+	if len(out) > 0 {
+		return kept, out
+	}
+	r.nearest = true
+	if pruned {
+		sc.reset()
+		return ix.score(p, allowed, r.q.private, sc)
+	}
+	return hits, docs
+}
+
+// close reports whether document d holds at least half of the query's
+// weight: a close match.
+func (sc *scratch) close(d uint32) bool {
+	return int(d) < len(sc.mw) && sc.totalW > 0 && 2*sc.mw[d] >= sc.totalW
+}
+
+// closeness sets res.Close and res.Long: how closely each hit matches is
+// the share of the query's weight it holds, and the close ones hold at
+// least half.
+func (r *searchRun) closeness(res *Result, docs []uint32) {
 	if res.Terms > 0 {
 		for _, d := range docs {
-			if int(d) < len(sc.mw) && sc.totalW > 0 && 2*sc.mw[d] >= sc.totalW {
-				close.set(d)
+			if r.sc.close(d) {
 				res.Close++
 			}
 		}
 		res.Long = res.Terms >= LongQueryTerms
 	}
-	return close
 }
 
 // weak measures the query's pairs, and sets res.Confidence and res.Weak:
@@ -948,6 +1160,10 @@ func (r *searchRun) weak(res *Result, docs []uint32) {
 			res.Weak = true
 			res.Notes = append(res.Notes, fmt.Sprintf("%s: the best case holds %.0f%% of the query's evidence (its rare terms and signatures); the results below are only the nearest", WeakNote, 100*res.Confidence))
 		}
+	}
+	if r.nearest && len(docs) > 0 && !res.Weak {
+		res.Weak = true
+		res.Notes = append(res.Notes, fmt.Sprintf("%s: none holds half of the query's terms by weight; the results below are only the nearest", WeakNote))
 	}
 }
 

@@ -130,6 +130,9 @@ type Index struct {
 	avgLen [2][maxFields]float32
 	// gen counts changes (Generation).
 	gen atomic.Uint64
+	// prunedN counts the searches scored for closeness alone (scoreClose);
+	// a test reads it.
+	prunedN atomic.Int64
 	// building is set while New adds the corpus.
 	building bool
 	// gate admits scoring reads, as many at once as there are processors

@@ -52,6 +52,9 @@ type Query struct {
 	private bool
 	// NoFacets skips facet counting when the caller does not show them.
 	NoFacets bool
+	// exhaustive scores every document that holds a query term, as the
+	// pruned run must answer (a test sets it, export_test.go).
+	exhaustive bool
 }
 
 // Hit is one result.
@@ -111,6 +114,13 @@ func facetHead(term, label string) []byte {
 
 // Result is a page of hits with the total and the facet counts over the
 // whole result set.
+//
+// The results of a text query are its close matches: the cases holding at
+// least half of the query's weight (each term weighs log(1+N/df), so a
+// rare word weighs most), and any case the query names by its id. Total,
+// Close and the facets count them exactly. When no case is close, the
+// results are the nearest instead, every case holding a term of the
+// query, and Weak is set with the note that says so.
 type Result struct {
 	Hits   []Hit
 	Total  int
@@ -120,9 +130,10 @@ type Result struct {
 	// Notes says how the query was adjusted: a limit clamped, a query cut.
 	Notes []string
 	// Terms is the number of distinct terms the query was read as; Close
-	// counts the results holding at least half of them. Long is set for a
-	// query of LongQueryTerms or more terms (a pasted log line): its facets
-	// then count the close results only.
+	// counts the results holding at least half of their weight (all the
+	// results, but a case named by its id, or none when the results are
+	// the nearest). Long is set for a query of LongQueryTerms or more terms
+	// (a pasted log line).
 	Terms, Close int
 	Long         bool
 	// Confidence is the best hit's (the first by relevance), and Weak is

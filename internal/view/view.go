@@ -51,7 +51,10 @@ type SearchResponse struct {
 	Facets map[string][]search.FacetCount `json:"facets,omitempty"`
 	Notes  []string                       `json:"notes,omitempty"`
 	// Terms is how many terms the query was read as; Close how many
-	// results hold at least half of them.
+	// results hold at least half of their weight. The results of a text
+	// query are its close matches (and the cases it names by id), or,
+	// when none is close, the nearest (close 0, with the weak-match note).
+	// Total counts them.
 	Terms int `json:"terms"`
 	Close int `json:"close"`
 }

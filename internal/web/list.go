@@ -234,19 +234,19 @@ type listData struct {
 	Hits          []search.Hit
 	Facets        []facetGroup
 	TopComponents []search.FacetCount
-	// A long query (pasted text) matches most cases by some word: the page
-	// says how many hold at least half of its terms (Close) and describes
-	// those; the loose remainder is counted apart.
-	Long                bool
-	Cut                 int  // the bytes of the query read, when it was cut
-	Weak                bool // the best hit is weak by its confidence (search.Result.Weak)
-	Close, Loose, Terms int
-	Described           int // the cases the facets and the top line count
-	Pages               []pageLink
-	PrevURL             string
-	NextURL             string
-	SortOptions         []sortOption
-	HasFacetFilter      bool
+	// A long query (pasted text): the page says how many cases hold at
+	// least half of its terms (Close), the results, or that none does and
+	// the results are the nearest.
+	Long           bool
+	Cut            int  // the bytes of the query read, when it was cut
+	Weak           bool // the best hit is weak by its confidence (search.Result.Weak)
+	Close, Terms   int
+	Described      int // the cases the facets and the top line count
+	Pages          []pageLink
+	PrevURL        string
+	NextURL        string
+	SortOptions    []sortOption
+	HasFacetFilter bool
 }
 
 type sortOption struct {
@@ -333,15 +333,11 @@ func (s *Site) caseList(w http.ResponseWriter, r *http.Request, lang string) err
 
 func (s *Site) listData(st listState, res *search.Result, problems []string) listData {
 	d := listData{Query: st.q, Sort: st.sort, Problems: problems, Total: res.Total, Hits: res.Hits, Long: res.Long, Close: res.Close, Terms: res.Terms}
-	d.Loose = res.Total - res.Close
 	if res.Cut {
 		d.Cut = search.MaxQueryBytes
 	}
 	d.Weak = res.Weak
 	d.Described = res.Total
-	if res.Long {
-		d.Described = res.Close
-	}
 	d.activeFilters(st)
 	if res.Total > 0 && len(res.Hits) > 0 {
 		d.From = res.Offset + 1
