@@ -10,3 +10,7 @@ func Exhaustive(q Query) Query {
 // PrunedSearches is how many searches of ix were scored for closeness
 // alone.
 func (ix *Index) PrunedSearches() int64 { return ix.prunedN.Load() }
+
+// SkippedSearches is how many pruned searches of ix left a term's list out
+// of the candidates.
+func (ix *Index) SkippedSearches() int64 { return ix.skippedN.Load() }

@@ -133,6 +133,9 @@ type Index struct {
 	// prunedN counts the searches scored for closeness alone (scoreClose);
 	// a test reads it.
 	prunedN atomic.Int64
+	// skippedN counts the pruned searches that left a list out of the
+	// candidates (a non-essential term); a test reads it.
+	skippedN atomic.Int64
 	// building is set while New adds the corpus.
 	building bool
 	// gate admits scoring reads, as many at once as there are processors

@@ -115,12 +115,13 @@ func facetHead(term, label string) []byte {
 // Result is a page of hits with the total and the facet counts over the
 // whole result set.
 //
-// The results of a text query are its close matches: the cases holding at
-// least half of the query's weight (each term weighs log(1+N/df), so a
-// rare word weighs most), and any case the query names by its id. Total,
-// Close and the facets count them exactly. When no case is close, the
-// results are the nearest instead, every case holding a term of the
-// query, and Weak is set with the note that says so.
+// The results of a text query are the cases holding at least a quarter as
+// much of the query's weight as the best one holds (each term weighs
+// log(1+N/df), so a rare word weighs most), which includes every close
+// match (half of the query's weight), and any case the query names by its
+// id. Total and the facets count them exactly; Close counts the close
+// ones. A case sharing only a common word with a query whose best match
+// holds its rare words is not a result.
 type Result struct {
 	Hits   []Hit
 	Total  int
@@ -130,10 +131,9 @@ type Result struct {
 	// Notes says how the query was adjusted: a limit clamped, a query cut.
 	Notes []string
 	// Terms is the number of distinct terms the query was read as; Close
-	// counts the results holding at least half of their weight (all the
-	// results, but a case named by its id, or none when the results are
-	// the nearest). Long is set for a query of LongQueryTerms or more terms
-	// (a pasted log line).
+	// counts the results holding at least half of their weight (none when
+	// the results are only the nearest). Long is set for a query of
+	// LongQueryTerms or more terms (a pasted log line).
 	Terms, Close int
 	Long         bool
 	// Confidence is the best hit's (the first by relevance), and Weak is

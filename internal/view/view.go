@@ -52,9 +52,9 @@ type SearchResponse struct {
 	Notes  []string                       `json:"notes,omitempty"`
 	// Terms is how many terms the query was read as; Close how many
 	// results hold at least half of their weight. The results of a text
-	// query are its close matches (and the cases it names by id), or,
-	// when none is close, the nearest (close 0, with the weak-match note).
-	// Total counts them.
+	// query are the cases holding at least a quarter of the weight the
+	// best one holds (so every close match), and the cases it names by
+	// id; Total and the facets count them.
 	Terms int `json:"terms"`
 	Close int `json:"close"`
 }

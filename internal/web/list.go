@@ -234,9 +234,9 @@ type listData struct {
 	Hits          []search.Hit
 	Facets        []facetGroup
 	TopComponents []search.FacetCount
-	// A long query (pasted text): the page says how many cases hold at
-	// least half of its terms (Close), the results, or that none does and
-	// the results are the nearest.
+	// A long query (pasted text): the page says how many of the results
+	// hold at least half of its terms (Close), or that none does and the
+	// results are the nearest.
 	Long           bool
 	Cut            int  // the bytes of the query read, when it was cut
 	Weak           bool // the best hit is weak by its confidence (search.Result.Weak)

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -604,13 +605,25 @@ func TestLongQueryDescribesCloseMatches(t *testing.T) {
 	mux := newMux(t, sharedIndex(t), web.Options{})
 	q := "Failed to delete kube-system/kube-dns:dns endpoint connections, error: error deleting conntrack entries for UDP peer"
 	body := get(t, mux, "/cases?q="+url.QueryEscape(q)).body
-	m := regexp.MustCompile(`<p class="match-note">검색어를 낱말 (\d+)개로 읽었습니다. 그 절반 이상이 들어 있는 사례는 (\d+)건`).FindStringSubmatch(body)
-	if m == nil {
+	// The note names the results and how many of them are close; the
+	// page's count and its top-components line count the same results.
+	var total, close string
+	if m := regexp.MustCompile(`<p class="match-note">검색어를 낱말 \d+개로 읽었습니다. 아래 (\d+)건 가운데 그 절반 이상이 들어 있는 사례는 (\d+)건`).FindStringSubmatch(body); m != nil {
+		total, close = m[1], m[2]
+	} else if m := regexp.MustCompile(`<p class="match-note">검색어를 낱말 \d+개로 읽었습니다. 아래 (\d+)건은 모두 그 절반 이상을`).FindStringSubmatch(body); m != nil {
+		total, close = m[1], m[1]
+	} else {
 		t.Fatalf("no close-match note on a long query:\n%.3000s", body)
 	}
+	if c, _ := strconv.Atoi(close); c == 0 {
+		t.Errorf("the note says %s cases are close", close)
+	}
+	if count := regexp.MustCompile(`<span class="count-big">(\d+)건</span>`).FindStringSubmatch(body); count == nil || count[1] != total {
+		t.Errorf("the page counts %v, the note %s results", count, total)
+	}
 	top := regexp.MustCompile(`이 (\d+)건에서 가장 많이 나오는 구성 요소`).FindStringSubmatch(body)
-	if top == nil || top[1] != m[2] {
-		t.Errorf("the top-components line counts %v, the close matches are %s", top, m[2])
+	if top == nil || top[1] != total {
+		t.Errorf("the top-components line counts %v, the results are %s", top, total)
 	}
 	if short := get(t, mux, "/cases?q=conntrack").body; strings.Contains(short, `class="match-note"`) {
 		t.Error("a one-word query gets the long-query note")
