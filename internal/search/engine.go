@@ -270,21 +270,6 @@ type termStats struct {
 	pl [maxFields]*postings
 }
 
-// heldBy reports whether an allowed document holds the term, in any field.
-func (st *termStats) heldBy(allowed bitset) bool {
-	for f := 0; f < nFields; f++ {
-		if st.df[f] == 0 || st.pl[f] == nil {
-			continue
-		}
-		for _, d := range st.pl[f].docs {
-			if allowed.has(d) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // statsCacheTerms bounds the terms statsCache keeps for each of its two
 // sets: past it the set starts again empty, so that queries of invented
 // words cannot grow it without end.
