@@ -153,8 +153,8 @@ func imageMutableTag() *Check {
 		AnyOf: [][]inventory.Kind{allWorkloads},
 		Citations: []Citation{
 			{Case: "IL-1183",
-				Quote:   "The user image was named by the moving `latest` tag, so the broken image was pulled in without any review.",
-				QuoteKO: "사용자 이미지를 움직이는 `latest` 태그로 가리켰기 때문에 깨진 이미지가 아무 검토 없이 당겨졌다."},
+				Quote:   "Because the user image was named by the moving `latest` tag, the broken image was pulled onto the hub without review.",
+				QuoteKO: "사용자 이미지를 움직이는 `latest` 태그로 가리켰기 때문에 깨진 이미지가 검토 없이 허브로 당겨졌다."},
 		},
 	}
 	c.Run = func(inv *inventory.Inventory) []Finding {
