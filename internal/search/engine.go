@@ -565,9 +565,13 @@ func (s *scorer) candidates() ([]uint32, bitset) {
 		}
 	}
 	for _, a := range s.p.aliases {
-		as := ix.set(a.key)
-		as.andInPlace(allowed)
-		set.orInPlace(as)
+		// The index's own set of the term: read, never changed (every
+		// search shares it).
+		ix.set(a.key).each(func(d uint32) {
+			if allowed.has(d) {
+				set.set(d)
+			}
+		})
 	}
 	list := sc.cand[:0]
 	set.each(func(d uint32) { list = append(list, d) })

@@ -782,3 +782,38 @@ func TestSearchByIDPastNineThousand(t *testing.T) {
 		}
 	}
 }
+
+// TestAliasSearchLeavesTermSetsAlone: searches whose scorer prunes and
+// that name vocabulary terms by an alias (the pasted logs), in a view or
+// under a filter that allows fewer cases than carry the term, read the
+// index's sets of terms without changing them: every facet count, in both
+// views, is the same after them as before. (The pruned scorer once narrowed
+// the shared set of an alias's term to the documents one search allowed,
+// which every later search then saw.)
+func TestAliasSearchLeavesTermSetsAlone(t *testing.T) {
+	ix := realIndex(t)
+	facets := func() string {
+		return fmt.Sprint(mustSearch(t, ix.Public(), search.Query{Limit: 1}).Facets, mustSearch(t, ix.All(), search.Query{Limit: 1}).Facets)
+	}
+	before := facets()
+	pruned, aliased := ix.PrunedSearches(), 0
+	for _, p := range readList[pasted](t, "testdata/pastes.yaml") {
+		for _, f := range []map[string][]string{{"domain": {"dns"}}, {"severity": {"major"}}} {
+			for _, v := range []*search.View{ix.Public(), ix.All()} {
+				res := mustSearch(t, v, search.Query{Text: p.Q, Filters: f, NoFacets: true})
+				for _, note := range res.Notes {
+					if strings.Contains(note, "was read as") {
+						aliased++
+						break
+					}
+				}
+			}
+		}
+	}
+	if aliased == 0 || ix.PrunedSearches() == pruned {
+		t.Fatalf("%d searches named a term by an alias, %d were pruned: the test needs both", aliased, ix.PrunedSearches()-pruned)
+	}
+	if after := facets(); after != before {
+		t.Errorf("the facets changed after searches for the pasted logs:\n%s", firstDiff(after, before))
+	}
+}
