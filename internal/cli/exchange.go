@@ -18,9 +18,9 @@ import (
 
 	"github.com/incidentlib/incidentlib"
 	"github.com/incidentlib/incidentlib/internal/corpus"
+	"github.com/incidentlib/incidentlib/internal/decodeall"
 	"github.com/incidentlib/incidentlib/internal/library"
 	"github.com/incidentlib/incidentlib/internal/server"
-	"github.com/incidentlib/incidentlib/internal/store/decodeall"
 	"github.com/incidentlib/incidentlib/internal/view"
 )
 

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/incidentlib/incidentlib"
+	"github.com/incidentlib/incidentlib/internal/decodeall"
 	"github.com/incidentlib/incidentlib/internal/lazyre"
 )
 
@@ -367,26 +368,45 @@ type loaded struct {
 // readCases parses and checks each case file of entries on its own, counts
 // them in res.Files and adds their problems to res.
 func readCases(fsys fs.FS, entries []fs.DirEntry, vocab *incidentlib.Vocab, res *Result) []*loaded {
-	var all []*loaded
-	for _, e := range entries {
-		if e.IsDir() || strings.HasPrefix(e.Name(), ".") {
-			continue
+	// Each file is read and parsed on its own, on every processor
+	// (decodeall.Stream; a server's start parses the whole corpus before it
+	// reads its store); problems and cases come back in the files' order.
+	type parsed struct {
+		probs []Problem
+		l     *loaded
+	}
+	i := 0
+	out, _ := decodeall.Stream(func() (string, bool, error) {
+		for ; i < len(entries); i++ {
+			if e := entries[i]; !e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
+				i++
+				if strings.HasSuffix(e.Name(), ".yaml") {
+					res.Files++
+				}
+				return e.Name(), true, nil
+			}
 		}
-		file := "cases/" + e.Name()
-		if !strings.HasSuffix(e.Name(), ".yaml") {
-			res.Problems = append(res.Problems, Problem{file, 1, "a file in cases/ that is not a case; case files are named IL-NNNN.yaml"})
-			continue
+		return "", false, nil
+	}, func(name string) (parsed, error) {
+		file := "cases/" + name
+		if !strings.HasSuffix(name, ".yaml") {
+			return parsed{probs: []Problem{{file, 1, "a file in cases/ that is not a case; case files are named IL-NNNN.yaml"}}}, nil
 		}
-		res.Files++
 		data, err := fs.ReadFile(fsys, file)
 		if err != nil {
-			res.Problems = append(res.Problems, Problem{file, 1, "cannot read the file: " + errors.Unwrap(err).Error()})
-			continue
+			return parsed{probs: []Problem{{file, 1, "cannot read the file: " + errors.Unwrap(err).Error()}}}, nil
 		}
 		c, pos, probs := ParseCase(file, data, vocab)
-		res.Problems = append(res.Problems, probs...)
-		if c != nil {
-			all = append(all, &loaded{c, file, pos, len(probs) > 0})
+		if c == nil {
+			return parsed{probs: probs}, nil
+		}
+		return parsed{probs, &loaded{c, file, pos, len(probs) > 0}}, nil
+	})
+	var all []*loaded
+	for _, p := range out {
+		res.Problems = append(res.Problems, p.probs...)
+		if p.l != nil {
+			all = append(all, p.l)
 		}
 	}
 	return all

@@ -405,3 +405,34 @@ func TestIDsPastNineThousand(t *testing.T) {
 		t.Errorf("IL-00049 (a leading zero past four digits) is not refused:\n%v", res.Problems)
 	}
 }
+
+// TestCaseFilesInOrder: every case file is read (the files are parsed
+// side by side) and counted, a file in cases/ that is not a case is
+// reported, hidden files and folders are passed over, and the problems
+// come in the files' order (ids by number).
+func TestCaseFilesInOrder(t *testing.T) {
+	fsys := fstest.MapFS{
+		"cases/.hidden.yaml":  {Data: []byte("not: read")},
+		"cases/notes.txt":     {Data: []byte("x")},
+		"cases/sub/x.yaml":    {Data: []byte("not: read")},
+		"cases/IL-9003.yaml":  {Data: []byte("id: [")},
+		"cases/IL-9004.yaml":  {Data: []byte("id: IL-9004\n")},
+		"cases/IL-10000.yaml": {Data: []byte("id: [")},
+	}
+	res, err := corpus.Load(fsys, incidentlib.CorpusFS())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Files != 3 {
+		t.Errorf("%d case files read, want 3", res.Files)
+	}
+	var files []string
+	for _, p := range res.Problems {
+		if len(files) == 0 || files[len(files)-1] != p.File {
+			files = append(files, p.File)
+		}
+	}
+	if want := []string{"cases/IL-9003.yaml", "cases/IL-9004.yaml", "cases/IL-10000.yaml", "cases/notes.txt"}; strings.Join(files, " ") != strings.Join(want, " ") {
+		t.Errorf("problems by file %q, want %q:\n%v", files, want, res.Problems)
+	}
+}

@@ -24,7 +24,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/incidentlib/incidentlib"
-	"github.com/incidentlib/incidentlib/internal/store/decodeall"
+	"github.com/incidentlib/incidentlib/internal/decodeall"
 )
 
 //go:embed migrations/*.sql

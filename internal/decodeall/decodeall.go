@@ -1,7 +1,7 @@
-// Package decodeall decodes the rows a store reads on every core, while
-// it reads them: at start a server reads every case, and reading and
-// decoding tens of thousands of JSON documents one after the other was
-// most of its start-up.
+// Package decodeall decodes what a caller reads on every core, while it
+// reads it: the rows of a store (at start a server reads every case, and
+// reading and decoding tens of thousands of JSON documents one after the
+// other was most of its start-up) and the files of a corpus.
 package decodeall
 
 import (
