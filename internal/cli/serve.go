@@ -244,11 +244,14 @@ func runServe(e *env, cfg *server.Config, trusted []string) error {
 	// Building the index took more memory than it keeps: collect, and
 	// give the rest back to the system now rather than over the next
 	// minutes; what is left is the live heap.
+	// The room stays fixed as the live heap changes while serving
+	// (roomKeeper).
 	live := liveHeap()
 	if os.Getenv("GOGC") == "" {
 		pct := gcPercentFor(live)
 		debug.SetGCPercent(pct)
 		log.Debug("garbage collection", "gogc", pct)
+		go newRoomKeeper(pct).run(ctx, 2*time.Second)
 	}
 	defer srv.Close()
 	log.Info("serving", "addr", ln.Addr().String(), "base_url", cfg.BaseURL, "store", where,

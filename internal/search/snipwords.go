@@ -8,6 +8,7 @@ import (
 	"math/bits"
 	"slices"
 	"sync"
+	"unsafe"
 
 	"github.com/incidentlib/incidentlib"
 )
@@ -91,10 +92,29 @@ func (ix *Index) analyseSnips(c *incidentlib.Case) *docSnips {
 	return &ds
 }
 
-// snipCacheDocs bounds how many documents' analysed snippet fields are
-// kept (about 30 KB each): every document of a corpus of that size, the
-// most recently shown of a larger one.
-const snipCacheDocs = 2048
+// snipCacheBytes bounds the bytes of analysed snippet fields kept (about
+// 21 KB a document, snipBytes): every document of the built-in corpus (517
+// documents, 11 MB) and about twice as many again, the most recently shown
+// of a larger one. A bound in bytes, not documents, so that a corpus ten
+// times larger does not keep ten times the memory for its snippets (a bound
+// of 2,048 documents kept 43 MB at ten times the corpus). Not less: at 16
+// MB the searches of the scale run at ten times the corpus (about a
+// thousand documents shown again and again) missed so often that they
+// answered at a third of the rate (docs/PERFORMANCE.md).
+const snipCacheBytes = 24 << 20
+
+// snipBytes is about how many bytes ds holds.
+func snipBytes(ds *docSnips) int {
+	n := 0
+	for l := range ds {
+		for i := range ds[l] {
+			st := &ds[l][i]
+			n += int(unsafe.Sizeof(*st)) + len(st.text) + len(st.esc) + len(st.shifts)*int(unsafe.Sizeof(escShift{})) +
+				len(st.words)*int(unsafe.Sizeof(snipWord{})) + 4*(len(st.uniq)+len(st.off)+len(st.occ))
+		}
+	}
+	return n
+}
 
 // snipCache keeps analysed snippet fields by document number, the least
 // recently used dropped first. It has its own lock: searches, which hold
@@ -103,6 +123,12 @@ type snipCache struct {
 	mu sync.Mutex
 	m  map[uint32]*list.Element
 	ll *list.List // of *snipEntry, most recent first
+	// bytes is what the entries hold (snipBytes), at most snipCacheBytes
+	// but for the last entry added; full says an entry was ever dropped
+	// for room.
+	bytes int
+	full  bool
+	limit int // snipCacheBytes but in tests
 
 	// dict numbers the terms of the analysed fields, for snipText.uniq;
 	// a number, once given, is never taken back or changed.
@@ -170,12 +196,13 @@ func wantOf(marks []markTerm, mask uint64, buf []uint32) []uint32 {
 }
 
 type snipEntry struct {
-	d  uint32
-	ds *docSnips
+	d     uint32
+	ds    *docSnips
+	bytes int
 }
 
 func newSnipCache() *snipCache {
-	return &snipCache{m: map[uint32]*list.Element{}, ll: list.New(), dict: map[string]uint32{}}
+	return &snipCache{m: map[uint32]*list.Element{}, ll: list.New(), dict: map[string]uint32{}, limit: snipCacheBytes}
 }
 
 // snips returns document d's analysed snippet fields. The caller holds the
@@ -186,7 +213,7 @@ func (ix *Index) snips(d uint32) *docSnips {
 	if e, ok := c.m[d]; ok {
 		// Recency matters only once the cache is full: a corpus that
 		// fits keeps every document and never reorders the list.
-		if c.ll.Len() >= snipCacheDocs {
+		if c.full {
 			c.ll.MoveToFront(e)
 		}
 		ds := e.Value.(*snipEntry).ds
@@ -200,10 +227,14 @@ func (ix *Index) snips(d uint32) *docSnips {
 	if e, ok := c.m[d]; ok {
 		return e.Value.(*snipEntry).ds
 	}
-	c.m[d] = c.ll.PushFront(&snipEntry{d, ds})
-	for c.ll.Len() > snipCacheDocs {
+	e := &snipEntry{d, ds, snipBytes(ds)}
+	c.m[d] = c.ll.PushFront(e)
+	c.bytes += e.bytes
+	for c.bytes > c.limit && c.ll.Len() > 1 {
 		old := c.ll.Remove(c.ll.Back()).(*snipEntry)
 		delete(c.m, old.d)
+		c.bytes -= old.bytes
+		c.full = true
 	}
 	return ds
 }
@@ -214,6 +245,7 @@ func (c *snipCache) forget(d uint32) {
 	if e, ok := c.m[d]; ok {
 		c.ll.Remove(e)
 		delete(c.m, d)
+		c.bytes -= e.Value.(*snipEntry).bytes
 	}
 	c.mu.Unlock()
 }

@@ -164,3 +164,51 @@ func abs(n int) int {
 	}
 	return n
 }
+
+// TestSnipCacheKeepsItsBound: the analysed snippet fields are kept within
+// their bound in bytes, dropping the least recently shown documents, and a
+// dropped document's snippets, analysed again, are the same. The built-in
+// corpus fits whole.
+func TestSnipCacheKeepsItsBound(t *testing.T) {
+	whole, small := corpusIndex(t), corpusIndex(t)
+	small.snipCache.limit = 256 << 10 // about ten documents
+	queries := []string{"kube-apiserver OOM", "롤아웃 중 DNS 오류", "certificates expired", "인증서 만료", "webhook timeout", "etcd", "nodes NotReady after upgrade", "메모리", "BGP", "load balancer"}
+	for round := 0; round < 2; round++ {
+		for _, q := range queries {
+			for _, lang := range []string{"ko", "en"} {
+				want, err := whole.Public().Search(Query{Text: q, Lang: lang, Limit: 20})
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := small.Public().Search(Query{Text: q, Lang: lang, Limit: 20})
+				if err != nil {
+					t.Fatal(err)
+				}
+				wj, _ := json.Marshal(want)
+				gj, _ := json.Marshal(got)
+				if len(want.Hits) == 0 || !bytes.Equal(wj, gj) {
+					t.Fatalf("%q (%s), round %d: %d hits; the results with a small cache differ:\n%s\n%s", q, lang, round, len(want.Hits), wj, gj)
+				}
+			}
+		}
+	}
+	c := small.snipCache
+	sum, biggest := 0, 0
+	for e := c.ll.Front(); e != nil; e = e.Next() {
+		b := e.Value.(*snipEntry).bytes
+		sum += b
+		biggest = max(biggest, b)
+	}
+	if sum != c.bytes || len(c.m) != c.ll.Len() {
+		t.Errorf("the cache counts %d bytes in %d entries; its entries hold %d bytes in %d", c.bytes, len(c.m), sum, c.ll.Len())
+	}
+	if !c.full || c.bytes > c.limit+biggest {
+		t.Errorf("the cache holds %d bytes in %d documents, bound %d (full %v)", c.bytes, c.ll.Len(), c.limit, c.full)
+	}
+	for d := range whole.docs {
+		whole.snips(uint32(d))
+	}
+	if w := whole.snipCache; w.full || w.ll.Len() != len(whole.docs) {
+		t.Errorf("the built-in corpus's %d documents do not all fit: %d kept, %d bytes (bound %d)", len(whole.docs), w.ll.Len(), w.bytes, snipCacheBytes)
+	}
+}

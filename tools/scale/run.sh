@@ -91,14 +91,18 @@ for times in "${sizes[@]}"; do
   # PUT and the searches' p99 meanwhile.
   id=$(sed -n 1p "$tmp/cases.txt" | sed 's#.*/##')
   curl -fs "$base/api/cases/$id" > "$tmp/case.json"
+  # The twenty bodies are written before the searches start, so that the
+  # only work added beside them is the server's (and curl's).
+  python3 -c 'import json,sys; c=json.load(open(sys.argv[1])); c.pop("url",None); s=c["summary"]["en"]
+for i in range(1,21):
+    c["summary"]["en"]=s+" scaleword%d"%i; open(sys.argv[2]+"/put%d.json"%i,"w").write(json.dumps(c))' "$tmp/case.json" "$tmp"
   wrk -t2 -c4 -d"$secs"s --latency -s tools/load/lines.lua "$base" -- "$tmp/paths.txt" GET > "$tmp/wrkw.out" &
   wpid=$!
   sleep 1
   : > "$tmp/puts"
   for i in $(seq 1 20); do
-    python3 -c 'import json,sys; c=json.load(open(sys.argv[1])); c["summary"]["en"]+=" scaleword%s"%sys.argv[2]; c.pop("url",None); print(json.dumps(c))' "$tmp/case.json" "$i" > "$tmp/put.json"
     curl -fs -o /dev/null -w '%{time_total}\n' -X PUT "$base/api/cases/$id" -H "Authorization: Bearer $INCIDENTLIB_TOKEN" \
-      -H 'Content-Type: application/json' --data-binary @"$tmp/put.json" >> "$tmp/puts"
+      -H 'Content-Type: application/json' --data-binary @"$tmp/put$i.json" >> "$tmp/puts"
     sleep 0.2
   done
   wait "$wpid"
