@@ -92,16 +92,32 @@ func (ix *Index) analyseSnips(c *incidentlib.Case) *docSnips {
 	return &ds
 }
 
-// snipCacheBytes bounds the bytes of analysed snippet fields kept (about
-// 21 KB a document, snipBytes): every document of the built-in corpus (517
-// documents, 11 MB) and about twice as many again, the most recently shown
-// of a larger one. A bound in bytes, not documents, so that a corpus ten
-// times larger does not keep ten times the memory for its snippets (a bound
-// of 2,048 documents kept 43 MB at ten times the corpus). Not less: at 16
-// MB the searches of the scale run at ten times the corpus (about a
-// thousand documents shown again and again) missed so often that they
-// answered at a third of the rate (docs/PERFORMANCE.md).
-const snipCacheBytes = 24 << 20
+// snipCacheBytes and snipCacheShare bound the bytes of analysed snippet
+// fields kept (about 21 KB a document, snipBytes): at most 24 MB, or a
+// twenty-fifth of the documents where that is more; the most recently
+// shown are kept. 24 MB holds every document of the built-in corpus (517
+// documents, 11 MB) and about twice as many again. A bound of 2,048
+// documents kept 43 MB at ten times the corpus, a third of what the larger
+// corpus cost in memory. A bound of 24 MB alone, at a hundred times the
+// corpus, missed so often that a search's p99 on one connection went from
+// 12 to 27 ms; at 16 MB, the searches at ten times the corpus (about a
+// thousand documents shown again and again) answered at a third of the
+// rate (docs/PERFORMANCE.md, "The snippet cache's bound").
+const (
+	snipCacheBytes = 24 << 20
+	snipCacheShare = 25
+)
+
+// bound is how many bytes the cache may hold in an index of live
+// documents: its limit, or a snipCacheShare-th of the documents at the
+// mean size of those it holds. The caller holds c.mu.
+func (c *snipCache) bound(live int) int {
+	n := c.ll.Len()
+	if n == 0 {
+		return c.limit
+	}
+	return max(c.limit, live/snipCacheShare*(c.bytes/n))
+}
 
 // snipBytes is about how many bytes ds holds.
 func snipBytes(ds *docSnips) int {
@@ -128,7 +144,7 @@ type snipCache struct {
 	// for room.
 	bytes int
 	full  bool
-	limit int // snipCacheBytes but in tests
+	limit int // snipCacheBytes but in tests (bound)
 
 	// dict numbers the terms of the analysed fields, for snipText.uniq;
 	// a number, once given, is never taken back or changed.
@@ -230,7 +246,7 @@ func (ix *Index) snips(d uint32) *docSnips {
 	e := &snipEntry{d, ds, snipBytes(ds)}
 	c.m[d] = c.ll.PushFront(e)
 	c.bytes += e.bytes
-	for c.bytes > c.limit && c.ll.Len() > 1 {
+	for bound := c.bound(ix.nLive); c.bytes > bound && c.ll.Len() > 1; {
 		old := c.ll.Remove(c.ll.Back()).(*snipEntry)
 		delete(c.m, old.d)
 		c.bytes -= old.bytes

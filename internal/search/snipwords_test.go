@@ -171,7 +171,7 @@ func abs(n int) int {
 // corpus fits whole.
 func TestSnipCacheKeepsItsBound(t *testing.T) {
 	whole, small := corpusIndex(t), corpusIndex(t)
-	small.snipCache.limit = 256 << 10 // about ten documents
+	small.snipCache.limit = 512 << 10 // about twenty-five documents, above a twenty-fifth of the corpus
 	queries := []string{"kube-apiserver OOM", "롤아웃 중 DNS 오류", "certificates expired", "인증서 만료", "webhook timeout", "etcd", "nodes NotReady after upgrade", "메모리", "BGP", "load balancer"}
 	for round := 0; round < 2; round++ {
 		for _, q := range queries {
@@ -202,8 +202,12 @@ func TestSnipCacheKeepsItsBound(t *testing.T) {
 	if sum != c.bytes || len(c.m) != c.ll.Len() {
 		t.Errorf("the cache counts %d bytes in %d entries; its entries hold %d bytes in %d", c.bytes, len(c.m), sum, c.ll.Len())
 	}
-	if !c.full || c.bytes > c.limit+biggest {
-		t.Errorf("the cache holds %d bytes in %d documents, bound %d (full %v)", c.bytes, c.ll.Len(), c.limit, c.full)
+	if bound := c.bound(small.nLive); !c.full || c.bytes > bound+biggest || bound > c.limit*2 {
+		t.Errorf("the cache holds %d bytes in %d documents, bound %d, limit %d (full %v)", c.bytes, c.ll.Len(), bound, c.limit, c.full)
+	}
+	// A twenty-fifth of a corpus ten times as large, at the same mean size.
+	if got, want := c.bound(10*small.nLive), 10*small.nLive/snipCacheShare*(c.bytes/c.ll.Len()); got != want || got <= c.limit {
+		t.Errorf("at ten times the documents the bound is %d, want %d", got, want)
 	}
 	for d := range whole.docs {
 		whole.snips(uint32(d))
