@@ -9,9 +9,10 @@
 # For each corpus: bulk-load time, start-up time (the process started to
 # /readyz answering), the first after the load and a restart, both of which
 # load the index's snapshot (the real corpus's first start builds it), per-search p50/p99 on one connection, searches/s and
-# p50/p99 on 32 connections, resident memory after the load, and the time
-# of one write (PUT /api/cases/ID, the median of 20) with the p99 of the
-# searches that ran meanwhile on 4 connections, beside their p99 alone.
+# p50/p99 on 32 connections, resident memory after the load, the time of
+# one write (PUT /api/cases/ID, the median of 20) with nothing else
+# running, and in two rounds the p50/p99 of searches on 4 connections
+# alone and while 20 PUTs ran, one at a time (with those PUTs' median).
 #
 # Usage: tools/scale/run.sh [SECONDS] [TIMES...]   (default: 20 s, 1 10 100)
 # The synthetic corpora are kept in $SCALE_CACHE (default /tmp/incidentlib-scale)
@@ -86,33 +87,47 @@ for times in "${sizes[@]}"; do
   read -r _ one50 one99 <<<"$(wrkrun 1 "$secs")"
   read -r rate32 p50_32 p99_32 <<<"$(wrkrun 32 "$secs")"
   rss=$(awk '/VmRSS/ {printf "%.0f MB", $2/1024}' "/proc/$pid/status")
-  read -r _ _ p99_4 <<<"$(wrkrun 4 "$secs")"
-  # One write at a time while searches run on 4 connections: the median
-  # PUT and the searches' p99 meanwhile.
+  # One write at a time while searches run on 4 connections, in two
+  # rounds, each beside a round of the same searches with no writes: the
+  # median PUT, and the searches' p50/p99 alone and during the PUTs (one
+  # round's p99 moves by several percent from one round to the next, so
+  # the difference shows only beside that spread). And the median PUT with
+  # nothing else running.
   id=$(sed -n 1p "$tmp/cases.txt" | sed 's#.*/##')
   curl -fs "$base/api/cases/$id" > "$tmp/case.json"
-  # The twenty bodies are written before the searches start, so that the
-  # only work added beside them is the server's (and curl's).
+  # The bodies are written before the searches start, so that the only
+  # work added beside them is the server's (and curl's).
   python3 -c 'import json,sys; c=json.load(open(sys.argv[1])); c.pop("url",None); s=c["summary"]["en"]
-for i in range(1,21):
+for i in range(1,61):
     c["summary"]["en"]=s+" scaleword%d"%i; open(sys.argv[2]+"/put%d.json"%i,"w").write(json.dumps(c))' "$tmp/case.json" "$tmp"
-  wrk -t2 -c4 -d"$secs"s --latency -s tools/load/lines.lua "$base" -- "$tmp/paths.txt" GET > "$tmp/wrkw.out" &
-  wpid=$!
-  sleep 1
-  : > "$tmp/puts"
-  for i in $(seq 1 20); do
-    curl -fs -o /dev/null -w '%{time_total}\n' -X PUT "$base/api/cases/$id" -H "Authorization: Bearer $INCIDENTLIB_TOKEN" \
-      -H 'Content-Type: application/json' --data-binary @"$tmp/put$i.json" >> "$tmp/puts"
-    sleep 0.2
+  puts() { # FROM TO: the median of those PUTs, one at a time
+    : > "$tmp/puts"
+    for i in $(seq "$1" "$2"); do
+      curl -fs -o /dev/null -w '%{time_total}\n' -X PUT "$base/api/cases/$id" -H "Authorization: Bearer $INCIDENTLIB_TOKEN" \
+        -H 'Content-Type: application/json' --data-binary @"$tmp/put$i.json" >> "$tmp/puts"
+      sleep 0.2
+    done
+    sort -n "$tmp/puts" | awk '{a[NR]=$1} END {printf "%.1f ms", 1000*a[int((NR+1)/2)]}'
+  }
+  putalone=$(puts 1 20)
+  beside=()
+  for round in 1 2; do
+    read -r _ a50 a99 <<<"$(wrkrun 4 "$secs")"
+    wrk -t2 -c4 -d"$secs"s --latency -s tools/load/lines.lua "$base" -- "$tmp/paths.txt" GET > "$tmp/wrkw.out" &
+    wpid=$!
+    sleep 1
+    put=$(puts $((20 * round + 1)) $((20 * round + 20)))
+    wait "$wpid"
+    grep -q 'Non-2xx\|Socket errors' "$tmp/wrkw.out" && { cat "$tmp/wrkw.out"; echo "errors in the load"; exit 1; }
+    w50=$(awk '$1=="50%" {print $2}' "$tmp/wrkw.out")
+    w99=$(awk '$1=="99%" {print $2}' "$tmp/wrkw.out")
+    beside+=("$a50 / $w50, $a99 / $w99 ($put)")
   done
-  wait "$wpid"
-  put=$(sort -n "$tmp/puts" | awk '{a[NR]=$1} END {printf "%.1f ms", 1000*a[int((NR+1)/2)]}')
-  wp99=$(awk '$1=="99%" {print $2}' "$tmp/wrkw.out")
-  rows+=("${times}x|$cases|$load|$start|$one50|$one99|$rate32|$p50_32|$p99_32|$rss|$put|$p99_4 / $wp99")
+  rows+=("${times}x|$cases|$load|$start|$one50|$one99|$rate32|$p50_32|$p99_32|$rss|$putalone|${beside[0]}; ${beside[1]}")
   kill "$pid"
   wait "$pid" 2>/dev/null || true
 done
 echo
-echo "| corpus | cases | bulk load (with the index) | start-up: first / restart | 1 conn p50 | 1 conn p99 | 32 conns req/s | 32 conns p50 | 32 conns p99 | RSS after | one PUT (median of 20) | search p99 on 4 conns: alone / during the PUTs |"
+echo "| corpus | cases | bulk load (with the index) | start-up: first / restart | 1 conn p50 | 1 conn p99 | 32 conns req/s | 32 conns p50 | 32 conns p99 | RSS after | one PUT alone (median of 20) | search on 4 conns, p50 alone / during the PUTs, p99 alone / during (the PUTs' median), two rounds |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 for r in "${rows[@]}"; do echo "| ${r//|/ | } |"; done
