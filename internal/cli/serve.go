@@ -243,9 +243,8 @@ func runServe(e *env, cfg *server.Config, trusted []string) error {
 	// built, not in a constructor.)
 	// Building the index took more memory than it keeps: collect, and
 	// give the rest back to the system now rather than over the next
-	// minutes; what is left is the live heap.
-	// The room stays fixed as the live heap changes while serving
-	// (roomKeeper).
+	// minutes; what is left is the live heap. The room then stays fixed as
+	// the live heap changes while serving (roomKeeper).
 	live := liveHeap()
 	if os.Getenv("GOGC") == "" {
 		pct := gcPercentFor(live)

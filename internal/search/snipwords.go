@@ -139,12 +139,11 @@ type snipCache struct {
 	mu sync.Mutex
 	m  map[uint32]*list.Element
 	ll *list.List // of *snipEntry, most recent first
-	// bytes is what the entries hold (snipBytes), at most snipCacheBytes
-	// but for the last entry added; full says an entry was ever dropped
-	// for room.
+	// bytes is what the entries hold (snipBytes), at most bound's but for
+	// the last entry added; full says an entry was ever dropped for room.
 	bytes int
 	full  bool
-	limit int // snipCacheBytes but in tests (bound)
+	limit int // the least bound: snipCacheBytes, smaller in tests
 
 	// dict numbers the terms of the analysed fields, for snipText.uniq;
 	// a number, once given, is never taken back or changed.
