@@ -269,5 +269,7 @@ grep -q '{"id":"image-pull-never"' docs/checks.md || { echo "recipes: the check 
 # to, and the new page is fetched by TestPagesFromOneDeclaration.
 mapfile -t pkgs < <(go list ./... | grep -v -e '/internal/kubegap/' -e '/cmd/kubegap$'; go list ./internal/kubegap/mcptools ./internal/kubegap/checks)
 skip='^(TestKillDuringWrites|TestSIGTERMDuringLoad|TestPostgresRestartUnderLoad|TestTwoServeProcessesOnPostgres|TestReplicasSeeEachOthersWrites|TestCrawl|TestFastAnalyzerMatchesAnalyzer|TestSequenceMatchesAnalyzer)$'
-go test -ldflags=-w -skip "$skip" "${pkgs[@]}"
+# GOGC=400 for the compiler, vet and linker that go test runs, as CI's own
+# test step does, and the tests themselves without it (-exec "env -u GOGC").
+GOGC=400 go test -exec 'env -u GOGC' -ldflags=-w -skip "$skip" "${pkgs[@]}"
 echo "recipes: a case field (4 files), an MCP tool (2), a page (3) and a kubegap check (3: the check, its fixture archive, the generated docs/checks.md) added by their recipes; go test passes on ${#pkgs[@]} packages: ok"
