@@ -56,7 +56,7 @@ build_flags=(-trimpath -buildvcs=false)
 # closure of the main module's packages and tests) back to the default
 # flags (the last pattern that matches a package wins), sorted, so that the
 # flags, and with them the build cache's keys, are the same on every run.
-# Listing the shared packages rather than the unoptimised ones (410 against
+# Listing the shared packages rather than the unoptimised ones (412 against
 # 1,438 for kube-apiserver) keeps the go command's matching of patterns to
 # packages short: with a pattern per unoptimised package, loading
 # kube-apiserver's packages took 66 s before anything was compiled.
