@@ -25,31 +25,45 @@ type stemCache map[string]string
 
 func newFastAnalyzer() *fastAnalyzer { return &fastAnalyzer{stop: englishStop} }
 
-func (a *fastAnalyzer) emit(term []byte, cache stemCache, fn func(string)) {
-	if len(term) == 0 || a.stop[string(term)] {
+func (a *fastAnalyzer) emit(term []byte, hangul bool, cache stemCache, fn func(string)) {
+	if len(term) == 0 {
 		return
 	}
+	// The cache holds stop words too (as stopMark), so that a term seen
+	// before costs one look-up.
 	if out, ok := cache[string(term)]; ok {
-		fn(out)
+		if out != stopMark {
+			fn(out)
+		}
 		return
 	}
-	var out string
-	if containsHangul(term) {
+	out := stopMark
+	switch {
+	case a.stop[string(term)]:
+	case hangul:
 		out = string(term)
-	} else {
+	default:
 		out = string(porterstemmer.StemWithoutLowerCasing(bytes.Runes(term)))
 	}
 	if cache != nil && len(cache) < 1<<20 {
 		cache[string(term)] = out
 	}
-	fn(out)
+	if out != stopMark {
+		fn(out)
+	}
 }
 
+// stopMark stands in the stem cache for a stop word: no term holds a NUL,
+// which is no word character.
+const stopMark = "\x00"
+
 // splitScripts emits term's Latin runs whole and its Hangul runs as
-// syllable bigrams (a lone syllable whole), as hangulBigram does.
-func (a *fastAnalyzer) splitScripts(term []byte, cache stemCache, fn func(string)) {
-	if !containsHangul(term) {
-		a.emit(term, cache, fn)
+// syllable bigrams (a lone syllable whole), as hangulBigram does. wide
+// says whether term holds a byte beyond ASCII; an ASCII term is one Latin
+// run.
+func (a *fastAnalyzer) splitScripts(term []byte, wide bool, cache stemCache, fn func(string)) {
+	if !wide || !containsHangul(term) {
+		a.emit(term, false, cache, fn)
 		return
 	}
 	var offs []int
@@ -68,10 +82,10 @@ func (a *fastAnalyzer) splitScripts(term []byte, cache stemCache, fn func(string
 		}
 		offs = append(offs, j)
 		if !h || len(offs) == 2 {
-			a.emit(term[i:j], cache, fn)
+			a.emit(term[i:j], h, cache, fn)
 		} else {
 			for k := 0; k+2 < len(offs); k++ {
-				a.emit(term[offs[k]:offs[k+2]], cache, fn)
+				a.emit(term[offs[k]:offs[k+2]], true, cache, fn)
 			}
 		}
 		i = j
@@ -82,11 +96,18 @@ func (a *fastAnalyzer) splitScripts(term []byte, cache stemCache, fn func(string
 // not be shared between goroutines.
 func (a *fastAnalyzer) each(text string, cache stemCache, fn func(string)) {
 	buf := make([]byte, 0, 64)
+	// wide: buf holds a byte beyond ASCII; sigma: its last letter was a
+	// capital sigma, which lower-cases to the final form at the end of a
+	// word, as Bleve's lower-case filter does.
+	wide, sigma := false, false
 	flush := func() {
 		if len(buf) == 0 {
 			return
 		}
-		a.splitScripts(buf, cache, fn)
+		if sigma {
+			finalSigma(buf)
+		}
+		a.splitScripts(buf, wide, cache, fn)
 		if bytes.ContainsAny(buf, "_.:") {
 			start := 0
 			for i := 0; i <= len(buf); i++ {
@@ -94,32 +115,63 @@ func (a *fastAnalyzer) each(text string, cache stemCache, fn func(string)) {
 					continue
 				}
 				if i > start {
-					a.splitScripts(buf[start:i], cache, fn)
+					a.splitScripts(buf[start:i], wide, cache, fn)
 				}
 				start = i + 1
 			}
 		}
-		buf = buf[:0]
+		buf, wide, sigma = buf[:0], false, false
 	}
 	for i := 0; i < len(text); {
+		// ASCII, most of the English text, without decoding or calls.
+		if c := text[i]; c < utf8.RuneSelf {
+			switch {
+			case asciiWord[c]:
+				if c >= 'A' && c <= 'Z' {
+					c += 'a' - 'A'
+				}
+				buf = append(buf, c)
+				sigma = false
+			case len(buf) > 0 && (c == '.' || c == ':') && i+1 < len(text):
+				if c2 := text[i+1]; (c2 < utf8.RuneSelf && asciiWord[c2]) || (c2 >= utf8.RuneSelf && wordAt(text, i+1)) {
+					buf = append(buf, c)
+					sigma = false
+				} else {
+					flush()
+				}
+			default:
+				flush()
+			}
+			i++
+			continue
+		}
 		r, n := utf8.DecodeRuneInString(text[i:])
 		switch {
 		case r >= 0xAC00 && r <= 0xD7A3: // Hangul syllables have no case
 			buf = append(buf, text[i:i+n]...)
+			wide, sigma = true, false
 		case wordRune(r):
 			buf = utf8.AppendRune(buf, unicode.ToLower(r))
-		case len(buf) > 0 && (r == '.' || r == ':') && i+n < len(text):
-			if r2, _ := utf8.DecodeRuneInString(text[i+n:]); wordRune(r2) {
-				buf = append(buf, byte(r))
-			} else {
-				flush()
-			}
+			wide, sigma = true, r == 'Σ'
 		default:
 			flush()
 		}
 		i += n
 	}
 	flush()
+}
+
+// wordAt reports whether the rune at text[i:] belongs to a word.
+func wordAt(text string, i int) bool {
+	r, _ := utf8.DecodeRuneInString(text[i:])
+	return wordRune(r)
+}
+
+// finalSigma turns the σ that ends word into ς.
+func finalSigma(word []byte) {
+	if n := len(word); n >= 2 && word[n-2] == 0xCF && word[n-1] == 0x83 {
+		word[n-1] = 0x82
+	}
 }
 
 // asciiWord marks the ASCII bytes that belong to a word.
@@ -136,49 +188,60 @@ var asciiWord = func() (t [128]bool) {
 func words(text string, fn func(start, end int, lower []byte)) {
 	buf := make([]byte, 0, 64)
 	start := -1
-	isWord := func(i int) (bool, rune, int) {
-		if c := text[i]; c < utf8.RuneSelf {
-			return asciiWord[c], rune(c), 1
+	sigma := false // the word's last letter was a capital sigma (each)
+	end := func(i int) {
+		if sigma {
+			finalSigma(buf)
 		}
-		r, n := utf8.DecodeRuneInString(text[i:])
-		return wordRune(r), r, n
+		fn(start, i, buf)
+		buf, start, sigma = buf[:0], -1, false
 	}
 	for i := 0; i < len(text); {
-		w, r, n := isWord(i)
-		switch {
-		case w:
-			if start < 0 {
-				start = i
-			}
+		if c := text[i]; c < utf8.RuneSelf {
 			switch {
-			case n == 1:
-				c := byte(r)
+			case asciiWord[c]:
+				if start < 0 {
+					start = i
+				}
 				if c >= 'A' && c <= 'Z' {
 					c += 'a' - 'A'
 				}
 				buf = append(buf, c)
-			case r >= 0xAC00 && r <= 0xD7A3: // Hangul has no case
-				buf = append(buf, text[i:i+n]...)
-			default:
-				buf = utf8.AppendRune(buf, unicode.ToLower(r))
+				sigma = false
+			case start >= 0 && (c == '.' || c == ':') && i+1 < len(text):
+				if c2 := text[i+1]; (c2 < utf8.RuneSelf && asciiWord[c2]) || (c2 >= utf8.RuneSelf && wordAt(text, i+1)) {
+					buf = append(buf, c)
+					sigma = false
+				} else {
+					end(i)
+				}
+			case start >= 0:
+				end(i)
 			}
-		case start >= 0 && (r == '.' || r == ':') && i+n < len(text):
-			if w2, _, _ := isWord(i + n); w2 {
-				buf = append(buf, byte(r))
-			} else {
-				fn(start, i, buf)
-				buf, start = buf[:0], -1
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(text[i:])
+		switch {
+		case r >= 0xAC00 && r <= 0xD7A3: // Hangul has no case
+			if start < 0 {
+				start = i
 			}
-		default:
-			if start >= 0 {
-				fn(start, i, buf)
-				buf, start = buf[:0], -1
+			buf = append(buf, text[i:i+n]...)
+			sigma = false
+		case wordRune(r):
+			if start < 0 {
+				start = i
 			}
+			buf = utf8.AppendRune(buf, unicode.ToLower(r))
+			sigma = r == 'Σ'
+		case start >= 0:
+			end(i)
 		}
 		i += n
 	}
 	if start >= 0 {
-		fn(start, len(text), buf)
+		end(len(text))
 	}
 }
 
@@ -245,7 +308,7 @@ func asciiLower(text string) []byte {
 func (a *fastAnalyzer) sequence(text string, cache stemCache) []string {
 	var out []string
 	words(text, func(_, _ int, lower []byte) {
-		a.splitScripts(lower, cache, func(t string) { out = append(out, t) })
+		a.splitScripts(lower, true, cache, func(t string) { out = append(out, t) })
 	})
 	return out
 }
@@ -259,7 +322,18 @@ func wordRune(r rune) bool {
 	return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.Is(unicode.Mn, r)
 }
 
-func isHangul(r rune) bool { return unicode.Is(unicode.Hangul, r) }
+// isHangul reports whether r is of the Hangul script: no rune below U+1100
+// is, every syllable (U+AC00 to U+D7A3) is, and the table decides the rest
+// (a test holds the two bounds to unicode.Hangul).
+func isHangul(r rune) bool {
+	switch {
+	case r < 0x1100:
+		return false
+	case r >= 0xAC00 && r <= 0xD7A3:
+		return true
+	}
+	return unicode.Is(unicode.Hangul, r)
+}
 
 func containsHangul(b []byte) bool {
 	for len(b) > 0 {

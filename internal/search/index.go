@@ -219,10 +219,15 @@ func (ix *Index) build(cases []*incidentlib.Case) {
 }
 
 // analyseCase returns, per field, each analysed term with its frequency,
-// and the field's length in terms. Each section of incidentlib.Sections
-// with a search field adds its texts in both languages; a Terms section
-// adds its term ids and their labels.
+// and the field's length in terms; cache may be nil. Each section of
+// incidentlib.Sections with a search field adds its texts in both
+// languages; a Terms section adds its term ids and their labels.
 func (ix *Index) analyseCase(c *incidentlib.Case, cache stemCache) (terms [maxFields]map[string]uint16, lens [maxFields]uint16) {
+	if cache == nil {
+		// A case repeats its words: one case's own cache saves most of
+		// the stemming of a write.
+		cache = stemCache{}
+	}
 	var texts [maxFields]strings.Builder
 	for i := range incidentlib.Sections {
 		f := sectionField[i]

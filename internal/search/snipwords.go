@@ -54,6 +54,7 @@ type docSnips [len(snipLangs)][]snipText // [reading][snippetSections index]
 // analyseSnips flattens and analyses the snippet fields of c.
 func (ix *Index) analyseSnips(c *incidentlib.Case) *docSnips {
 	var ds docSnips
+	cache := stemCache{} // the case's own: its words repeat
 	for l, lang := range snipLangs {
 		ds[l] = make([]snipText, len(snippetSections))
 		for f, sn := range snippetSections {
@@ -63,7 +64,7 @@ func (ix *Index) analyseSnips(c *incidentlib.Case) *docSnips {
 			words(st.text, func(start, end int, lower []byte) {
 				w := int32(len(st.words))
 				held := false
-				ix.fast.each(string(lower), nil, func(t string) {
+				ix.fast.each(string(lower), cache, func(t string) {
 					if ws := byTerm[t]; len(ws) == 0 || ws[len(ws)-1] != w {
 						byTerm[t] = append(ws, w)
 					}
