@@ -133,7 +133,7 @@ func (a *fastAnalyzer) each(text string, cache stemCache, fn func(string)) {
 				buf = append(buf, c)
 				sigma = false
 			case len(buf) > 0 && (c == '.' || c == ':') && i+1 < len(text):
-				if c2 := text[i+1]; (c2 < utf8.RuneSelf && asciiWord[c2]) || (c2 >= utf8.RuneSelf && wordAt(text, i+1)) {
+				if wordAt(text, i+1) {
 					buf = append(buf, c)
 					sigma = false
 				} else {
@@ -163,6 +163,9 @@ func (a *fastAnalyzer) each(text string, cache stemCache, fn func(string)) {
 
 // wordAt reports whether the rune at text[i:] belongs to a word.
 func wordAt(text string, i int) bool {
+	if c := text[i]; c < utf8.RuneSelf {
+		return asciiWord[c]
+	}
 	r, _ := utf8.DecodeRuneInString(text[i:])
 	return wordRune(r)
 }
@@ -209,7 +212,7 @@ func words(text string, fn func(start, end int, lower []byte)) {
 				buf = append(buf, c)
 				sigma = false
 			case start >= 0 && (c == '.' || c == ':') && i+1 < len(text):
-				if c2 := text[i+1]; (c2 < utf8.RuneSelf && asciiWord[c2]) || (c2 >= utf8.RuneSelf && wordAt(text, i+1)) {
+				if wordAt(text, i+1) {
 					buf = append(buf, c)
 					sigma = false
 				} else {
