@@ -310,9 +310,11 @@ func (ix *Index) setAvg() {
 // cached term of either changes its document frequencies by what the two
 // versions hold, in the public and the full statistics as each version is
 // visible there, and takes its posting lists anew. A write so costs its
-// own terms, not a recount of their lists by every search after it. The
-// caller holds the write lock, after the postings changed.
-func (ix *Index) restat(old, c *incidentlib.Case, oldTerms, terms *[maxFields]map[string]uint16) {
+// own terms, not a recount of their lists by every search after it; with
+// only (a replacement of the same visibility), the terms of its delta
+// alone, as no other term's frequencies or lists changed. The caller
+// holds the write lock, after the postings changed.
+func (ix *Index) restat(old, c *incidentlib.Case, oldTerms, terms *[maxFields]map[string]uint16, only *termDelta) {
 	cache := &ix.stats
 	cache.mu.Lock()
 	defer cache.mu.Unlock()
@@ -341,6 +343,10 @@ func (ix *Index) restat(old, c *incidentlib.Case, oldTerms, terms *[maxFields]ma
 			st.any += b2i(newAny) - b2i(oldAny)
 			cache.m[k][t] = st
 		}
+	}
+	if only != nil {
+		only.each(visit)
+		return
 	}
 	for f := 0; f < nFields; f++ {
 		if oldTerms != nil {

@@ -212,3 +212,53 @@ func indexAnswers(t *testing.T, ix *search.Index) string {
 	}
 	return b.String()
 }
+
+// TestEditChangesItsPostingsOnly: a write of a case the index holds changes
+// the postings of the terms whose frequency changed, not those of every
+// term of the case, so that the write lock, which searches wait for, is
+// held for the edit's size. One new word in a summary is one posting; the
+// same case written again unchanged is none; the whole case taken out is
+// every posting it held. (TestIncrementalMatchesFresh shows that the
+// answers are those of a fresh build after every kind of write.)
+func TestEditChangesItsPostingsOnly(t *testing.T) {
+	c, err := corpus.LoadEmbedded()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := search.New(c.Vocab, c.Cases[:40])
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := *c.Cases[7]
+	writes := func(do func()) int64 {
+		t.Helper()
+		before := ix.PostingWrites()
+		do()
+		return ix.PostingWrites() - before
+	}
+	upsert := func(k incidentlib.Case) func() {
+		return func() {
+			if err := ix.Upsert(&k); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if n := writes(upsert(k)); n != 0 {
+		t.Errorf("the case written again unchanged changed %d postings, want 0", n)
+	}
+	k.Summary.EN += " quokkaflux"
+	if n := writes(upsert(k)); n != 1 {
+		t.Errorf("one new word in the summary changed %d postings, want 1", n)
+	}
+	if r, err := ix.Public().Search(search.Query{Text: "quokkaflux"}); err != nil || r.Total != 1 {
+		t.Fatalf("the new word finds %v (%v), want the case", r, err)
+	}
+	n := writes(func() {
+		if err := ix.Delete(k.ID); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if n < 100 {
+		t.Errorf("deleting the case changed %d postings, want every one it held (hundreds)", n)
+	}
+}

@@ -138,6 +138,9 @@ type Index struct {
 	skippedN atomic.Int64
 	// building is set while New adds the corpus.
 	building bool
+	// postingWrites counts the postings writes changed (putPosting and
+	// dropPosting after New), under the write lock; a test reads it.
+	postingWrites int64
 	// gate admits scoring reads, as many at once as there are processors
 	// (admit).
 	gate chan struct{}
@@ -292,13 +295,61 @@ func (ix *Index) eachSectionText(c *incidentlib.Case, s *incidentlib.Section, fn
 // list. So a write costs the terms of the two versions, never a pass over
 // the corpus, and the posting lists never hold a dead document.
 func (ix *Index) add(c *incidentlib.Case, terms [maxFields]map[string]uint16, lens [maxFields]uint16) {
-	ix.addPre(c, terms, lens, nil, nil)
+	ix.addPre(c, terms, lens, nil, nil, nil)
+}
+
+// termDelta is what a write changes in the postings of its document: per
+// field, the terms whose frequency is new or changed (with it), and the
+// terms the old version held and the new one does not.
+type termDelta struct {
+	put  [maxFields][]termTF
+	drop [maxFields][]string
+}
+
+type termTF struct {
+	t  string
+	tf uint16
+}
+
+// diffTerms returns what replacing a version holding old by one holding
+// terms changes in the postings. A write computes it before it takes the
+// write lock, so that the lock is held for the changed terms alone: an
+// edit of one word of a case changes one posting, not the case's
+// thousands.
+func diffTerms(old, terms *[maxFields]map[string]uint16) *termDelta {
+	var dt termDelta
+	for f := 0; f < nFields; f++ {
+		for t, tf := range terms[f] {
+			if old[f][t] != tf {
+				dt.put[f] = append(dt.put[f], termTF{t, tf})
+			}
+		}
+		for t := range old[f] {
+			if _, still := terms[f][t]; !still {
+				dt.drop[f] = append(dt.drop[f], t)
+			}
+		}
+	}
+	return &dt
+}
+
+// each calls fn with every term of the delta, put or dropped.
+func (dt *termDelta) each(fn func(string)) {
+	for f := 0; f < nFields; f++ {
+		for _, p := range dt.put[f] {
+			fn(p.t)
+		}
+		for _, t := range dt.drop[f] {
+			fn(t)
+		}
+	}
 }
 
 // addPre is add given the terms of the version it replaces, analysed
-// before the write lock was taken (pre, of the case prev; nil when not):
+// before the write lock was taken (pre, of the case prev; nil when not),
+// and what the write changes (delta, diffTerms(pre, terms); nil when not):
 // used when prev is still that version, else analysed again.
-func (ix *Index) addPre(c *incidentlib.Case, terms [maxFields]map[string]uint16, lens [maxFields]uint16, prev *incidentlib.Case, pre *[maxFields]map[string]uint16) {
+func (ix *Index) addPre(c *incidentlib.Case, terms [maxFields]map[string]uint16, lens [maxFields]uint16, prev *incidentlib.Case, pre *[maxFields]map[string]uint16, delta *termDelta) {
 	d, ok := ix.byID[c.ID]
 	var oldTerms [maxFields]map[string]uint16
 	var old *incidentlib.Case
@@ -308,35 +359,59 @@ func (ix *Index) addPre(c *incidentlib.Case, terms [maxFields]map[string]uint16,
 			oldTerms = *pre
 		} else {
 			oldTerms, _ = ix.analyseCase(old, nil)
+			delta = nil
 		}
 		ix.unset(d, old)
 	} else {
 		d = uint32(len(ix.docs))
 		ix.grow(int(d) + 1)
+		delta = nil
+	}
+	if old != nil && delta == nil {
+		delta = diffTerms(&oldTerms, &terms)
 	}
 	ix.place(c, d, lens)
 	for f := 0; f < nFields; f++ {
-		for t, tf := range terms[f] {
-			p := ix.post[f][t]
-			if p == nil {
-				p = &postings{}
-				ix.post[f][t] = p
+		if delta != nil {
+			for _, p := range delta.put[f] {
+				ix.putPosting(f, p.t, d, p.tf)
 			}
-			p.put(d, tf)
-		}
-		for t := range oldTerms[f] {
-			if _, still := terms[f][t]; !still {
+			for _, t := range delta.drop[f] {
 				ix.dropPosting(f, t, d)
 			}
+			continue
+		}
+		for t, tf := range terms[f] {
+			ix.putPosting(f, t, d, tf)
 		}
 	}
-	if old != nil {
-		ix.restat(old, c, &oldTerms, &terms)
-	} else if !ix.building {
-		ix.restat(nil, c, nil, &terms)
+	switch {
+	case old != nil && old.Private == c.Private:
+		// The document frequencies change only where a term came or
+		// went, and the posting lists only where one was made or emptied:
+		// the delta's terms.
+		ix.restat(old, c, &oldTerms, &terms, delta)
+	case old != nil:
+		ix.restat(old, c, &oldTerms, &terms, nil)
+	case !ix.building:
+		ix.restat(nil, c, nil, &terms, nil)
 	}
 	ix.snipCache.forget(d)
 	ix.newest = nil
+}
+
+// putPosting sets document d's frequency of term t in field f to tf,
+// making the term's list when the field had none.
+func (ix *Index) putPosting(f int, t string, d uint32, tf uint16) {
+	if !ix.building {
+		ix.postingWrites++
+	}
+	p := ix.post[f][t]
+	if p == nil {
+		p = &postings{}
+		ix.post[f][t] = p
+	}
+	p.put(d, tf)
 }
 
 // place makes document d hold case c, whose fields are lens terms long:
@@ -394,6 +469,7 @@ func (ix *Index) grow(n int) {
 // dropPosting takes document d out of term t's postings in field f, and
 // the term out of the field when no document holds it any more.
 func (ix *Index) dropPosting(f int, t string, d uint32) {
+	ix.postingWrites++
 	p := ix.post[f][t]
 	if p == nil {
 		return
@@ -584,12 +660,14 @@ func (ix *Index) Upsert(c *incidentlib.Case) error {
 	terms, lens := ix.analyseCase(c, nil)
 	prev := ix.get(c.ID)
 	var pre *[maxFields]map[string]uint16
+	var delta *termDelta
 	if prev != nil {
 		t, _ := ix.analyseCase(prev, nil)
 		pre = &t
+		delta = diffTerms(pre, &terms)
 	}
 	ix.mu.Lock()
-	ix.addPre(c, terms, lens, prev, pre)
+	ix.addPre(c, terms, lens, prev, pre, delta)
 	ix.changed()
 	ix.mu.Unlock()
 	return nil
@@ -607,7 +685,7 @@ func (ix *Index) Delete(id string) error {
 				ix.dropPosting(f, t, d)
 			}
 		}
-		ix.restat(c, nil, &terms, nil)
+		ix.restat(c, nil, &terms, nil, nil)
 		ix.unset(d, c)
 		ix.docs[d] = nil
 		delete(ix.byID, id)
