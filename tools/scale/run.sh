@@ -11,10 +11,13 @@
 # load the index's snapshot (the real corpus's first start builds it), per-search p50/p99 on one connection, searches/s and
 # p50/p99 on 32 connections, resident memory after the load, the time of
 # one write (PUT /api/cases/ID, the median of 20) with nothing else
-# running, and in two rounds the p50/p99 of searches on 4 connections
-# alone and while 20 PUTs ran, one at a time (with those PUTs' median).
+# running, and in two rounds each the p50/p99 of searches on one
+# connection and on 4, alone and while PUTs ran one at a time for the whole
+# round (tools/scale/putter; with how many and their median).
 #
 # Usage: tools/scale/run.sh [SECONDS] [TIMES...]   (default: 20 s, 1 10 100)
+# SCALE_ROUNDS: how many pairs of rounds, alone and beside the writes, on
+# each number of connections (default 2).
 # The synthetic corpora are kept in $SCALE_CACHE (default /tmp/incidentlib-scale)
 # between runs; delete it to draw them again.
 set -euo pipefail
@@ -22,6 +25,7 @@ cd "$(dirname "$0")/../.."
 secs=${1:-20}
 shift || true
 sizes=("$@")
+rounds=${SCALE_ROUNDS:-2}
 [ ${#sizes[@]} -gt 0 ] || sizes=(1 10 100)
 command -v wrk >/dev/null || { echo "wrk is missing: apt-get install -y wrk"; exit 2; }
 cache=${SCALE_CACHE:-/tmp/incidentlib-scale}
@@ -31,6 +35,7 @@ pids=()
 trap 'for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; rm -rf "$tmp"' EXIT
 go build -o "$tmp/incidentlib" ./cmd/incidentlib
 go build -o "$tmp/gen" ./tools/scale/gen
+go build -o "$tmp/putter" ./tools/scale/putter
 go run ./tools/load/queries -out "$tmp"
 freeport() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 now() { date +%s.%N; }
@@ -87,47 +92,46 @@ for times in "${sizes[@]}"; do
   read -r _ one50 one99 <<<"$(wrkrun 1 "$secs")"
   read -r rate32 p50_32 p99_32 <<<"$(wrkrun 32 "$secs")"
   rss=$(awk '/VmRSS/ {printf "%.0f MB", $2/1024}' "/proc/$pid/status")
-  # One write at a time while searches run on 4 connections, in two
-  # rounds, each beside a round of the same searches with no writes: the
-  # median PUT, and the searches' p50/p99 alone and during the PUTs (one
-  # round's p99 moves by several percent from one round to the next, so
-  # the difference shows only beside that spread). And the median PUT with
-  # nothing else running.
+  # Writes beside searches: rounds of searches on one connection and on 4,
+  # each alone and then with PUTs one at a time (0.2 s apart) for the
+  # whole of the round, so that every search of a "during" round runs
+  # while writes come; two rounds of each, as one round's p99 moves by
+  # several percent from one round to the next and a difference shows only
+  # beside that spread. And the median PUT with nothing else running.
   id=$(sed -n 1p "$tmp/cases.txt" | sed 's#.*/##')
-  curl -fs "$base/api/cases/$id" > "$tmp/case.json"
-  # The bodies are written before the searches start, so that the only
-  # work added beside them is the server's (and curl's).
-  python3 -c 'import json,sys; c=json.load(open(sys.argv[1])); c.pop("url",None); s=c["summary"]["en"]
-for i in range(1,61):
-    c["summary"]["en"]=s+" scaleword%d"%i; open(sys.argv[2]+"/put%d.json"%i,"w").write(json.dumps(c))' "$tmp/case.json" "$tmp"
-  puts() { # FROM TO: the median of those PUTs, one at a time
-    : > "$tmp/puts"
-    for i in $(seq "$1" "$2"); do
-      curl -fs -o /dev/null -w '%{time_total}\n' -X PUT "$base/api/cases/$id" -H "Authorization: Bearer $INCIDENTLIB_TOKEN" \
-        -H 'Content-Type: application/json' --data-binary @"$tmp/put$i.json" >> "$tmp/puts"
-      sleep 0.2
-    done
-    sort -n "$tmp/puts" | awk '{a[NR]=$1} END {printf "%.1f ms", 1000*a[int((NR+1)/2)]}'
+  # The writes come from tools/scale/putter: one kept-alive connection,
+  # every body made before the first write, one write at a time with 0.2 s
+  # between an answer and the next write; each write adds a word of its
+  # own to the case's summary (scalewordN).
+  putn=1
+  puts() { # putter's flags: "N PUTs, median X ms" in $tmp/put.out
+    "$tmp/putter" -base "$base" -id "$id" -every 200ms -start "$putn" "$@" > "$tmp/put.out"
+    putn=$((putn + $(cut -d' ' -f1 "$tmp/put.out")))
   }
-  putalone=$(puts 1 20)
+  puts -n 20
+  putalone=$(sed 's/.*median //' "$tmp/put.out")
   beside=()
-  for round in 1 2; do
-    read -r _ a50 a99 <<<"$(wrkrun 4 "$secs")"
-    wrk -t2 -c4 -d"$secs"s --latency -s tools/load/lines.lua "$base" -- "$tmp/paths.txt" GET > "$tmp/wrkw.out" &
-    wpid=$!
-    sleep 1
-    put=$(puts $((20 * round + 1)) $((20 * round + 20)))
-    wait "$wpid"
-    grep -q 'Non-2xx\|Socket errors' "$tmp/wrkw.out" && { cat "$tmp/wrkw.out"; echo "errors in the load"; exit 1; }
-    w50=$(awk '$1=="50%" {print $2}' "$tmp/wrkw.out")
-    w99=$(awk '$1=="99%" {print $2}' "$tmp/wrkw.out")
-    beside+=("$a50 / $w50, $a99 / $w99 ($put)")
+  for conns in 1 4; do
+    r=""
+    for round in $(seq "$rounds"); do
+      read -r _ a50 a99 <<<"$(wrkrun "$conns" "$secs")"
+      wrk -t"$(( conns < 2 ? 1 : 2 ))" -c"$conns" -d"$secs"s --latency -s tools/load/lines.lua "$base" -- "$tmp/paths.txt" GET > "$tmp/wrkw.out" &
+      wpid=$!
+      puts -for "$((secs - 1))s"
+      put=$(cat "$tmp/put.out")
+      wait "$wpid"
+      grep -q 'Non-2xx\|Socket errors' "$tmp/wrkw.out" && { cat "$tmp/wrkw.out"; echo "errors in the load"; exit 1; }
+      w50=$(awk '$1=="50%" {print $2}' "$tmp/wrkw.out")
+      w99=$(awk '$1=="99%" {print $2}' "$tmp/wrkw.out")
+      r+="${r:+; }$a50 / $w50, $a99 / $w99 ($put)"
+    done
+    beside+=("$r")
   done
-  rows+=("${times}x|$cases|$load|$start|$one50|$one99|$rate32|$p50_32|$p99_32|$rss|$putalone|${beside[0]}; ${beside[1]}")
+  rows+=("${times}x|$cases|$load|$start|$one50|$one99|$rate32|$p50_32|$p99_32|$rss|$putalone|${beside[0]}|${beside[1]}")
   kill "$pid"
   wait "$pid" 2>/dev/null || true
 done
 echo
-echo "| corpus | cases | bulk load (with the index) | start-up: first / restart | 1 conn p50 | 1 conn p99 | 32 conns req/s | 32 conns p50 | 32 conns p99 | RSS after | one PUT alone (median of 20) | search on 4 conns, p50 alone / during the PUTs, p99 alone / during (the PUTs' median), two rounds |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| corpus | cases | bulk load (with the index) | start-up: first / restart | 1 conn p50 | 1 conn p99 | 32 conns req/s | 32 conns p50 | 32 conns p99 | RSS after | one PUT alone (median of 20) | search on 1 conn, p50 alone / during the PUTs, p99 alone / during (the PUTs), $rounds rounds | the same on 4 conns |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 for r in "${rows[@]}"; do echo "| ${r//|/ | } |"; done
