@@ -11,9 +11,9 @@
 # load the index's snapshot (the real corpus's first start builds it), per-search p50/p99 on one connection, searches/s and
 # p50/p99 on 32 connections, resident memory after the load, the time of
 # one write (PUT /api/cases/ID, the median of 20) with nothing else
-# running, and in two rounds each the p50/p99 of searches on one
-# connection and on 4, alone and while PUTs ran one at a time for the whole
-# round (tools/scale/putter; with how many and their median).
+# running, and in pairs of rounds (two by default) the p50/p99 of searches
+# on one connection and on 4, alone and while PUTs ran one at a time for
+# the whole round (tools/scale/putter; with how many and their median).
 #
 # Usage: tools/scale/run.sh [SECONDS] [TIMES...]   (default: 20 s, 1 10 100)
 # SCALE_ROUNDS: how many pairs of rounds, alone and beside the writes, on
@@ -95,9 +95,10 @@ for times in "${sizes[@]}"; do
   # Writes beside searches: rounds of searches on one connection and on 4,
   # each alone and then with PUTs one at a time (0.2 s apart) for the
   # whole of the round, so that every search of a "during" round runs
-  # while writes come; two rounds of each, as one round's p99 moves by
-  # several percent from one round to the next and a difference shows only
-  # beside that spread. And the median PUT with nothing else running.
+  # while writes come; SCALE_ROUNDS pairs of each, as one round's p99
+  # moves by several percent from one round to the next and a difference
+  # shows only beside that spread. And the median PUT with nothing else
+  # running.
   id=$(sed -n 1p "$tmp/cases.txt" | sed 's#.*/##')
   # The writes come from tools/scale/putter: one kept-alive connection,
   # every body made before the first write, one write at a time with 0.2 s
