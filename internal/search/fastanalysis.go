@@ -95,70 +95,27 @@ func (a *fastAnalyzer) splitScripts(term []byte, wide bool, cache stemCache, fn 
 // each calls fn for every term of text, in order. cache may be nil; it must
 // not be shared between goroutines.
 func (a *fastAnalyzer) each(text string, cache stemCache, fn func(string)) {
-	buf := make([]byte, 0, 64)
-	// wide: buf holds a byte beyond ASCII; sigma: its last letter was a
-	// capital sigma, which lower-cases to the final form at the end of a
-	// word, as Bleve's lower-case filter does.
-	wide, sigma := false, false
-	flush := func() {
-		if len(buf) == 0 {
-			return
-		}
-		if sigma {
-			finalSigma(buf)
-		}
-		a.splitScripts(buf, wide, cache, fn)
-		if bytes.ContainsAny(buf, "_.:") {
-			start := 0
-			for i := 0; i <= len(buf); i++ {
-				if i < len(buf) && buf[i] != '_' && buf[i] != '.' && buf[i] != ':' {
-					continue
-				}
-				if i > start {
-					a.splitScripts(buf[start:i], wide, cache, fn)
-				}
-				start = i + 1
-			}
-		}
-		buf, wide, sigma = buf[:0], false, false
+	words(text, func(_, _ int, w []byte, wide bool) { a.word(w, wide, cache, fn) })
+}
+
+// word calls fn for every term of one word of words (lower-cased; wide
+// when it holds a byte beyond ASCII): the word whole, then, when it holds
+// an underscore, dot or colon, each part between them.
+func (a *fastAnalyzer) word(w []byte, wide bool, cache stemCache, fn func(string)) {
+	a.splitScripts(w, wide, cache, fn)
+	if !bytes.ContainsAny(w, "_.:") {
+		return
 	}
-	for i := 0; i < len(text); {
-		// ASCII, most of the English text, without decoding or calls.
-		if c := text[i]; c < utf8.RuneSelf {
-			switch {
-			case asciiWord[c]:
-				if c >= 'A' && c <= 'Z' {
-					c += 'a' - 'A'
-				}
-				buf = append(buf, c)
-				sigma = false
-			case len(buf) > 0 && (c == '.' || c == ':') && i+1 < len(text):
-				if wordAt(text, i+1) {
-					buf = append(buf, c)
-					sigma = false
-				} else {
-					flush()
-				}
-			default:
-				flush()
-			}
-			i++
+	start := 0
+	for i := 0; i <= len(w); i++ {
+		if i < len(w) && w[i] != '_' && w[i] != '.' && w[i] != ':' {
 			continue
 		}
-		r, n := utf8.DecodeRuneInString(text[i:])
-		switch {
-		case r >= 0xAC00 && r <= 0xD7A3: // Hangul syllables have no case
-			buf = append(buf, text[i:i+n]...)
-			wide, sigma = true, false
-		case wordRune(r):
-			buf = utf8.AppendRune(buf, unicode.ToLower(r))
-			wide, sigma = true, r == 'Σ'
-		default:
-			flush()
+		if i > start {
+			a.splitScripts(w[start:i], wide, cache, fn)
 		}
-		i += n
+		start = i + 1
 	}
-	flush()
 }
 
 // wordAt reports whether the rune at text[i:] belongs to a word.
@@ -185,19 +142,23 @@ var asciiWord = func() (t [128]bool) {
 	return
 }()
 
-// words calls fn with the byte range of every word of text and the word
-// lower-cased, splitting as the analyzer's tokenizer does. ASCII, most of
-// the English text, takes a fast path.
-func words(text string, fn func(start, end int, lower []byte)) {
+// words calls fn with the byte range of every word of text, the word
+// lower-cased, and whether it holds a byte beyond ASCII, splitting as the
+// analyzer's tokenizer does. ASCII, most of the English text, takes a fast
+// path without decoding or calls.
+func words(text string, fn func(start, end int, lower []byte, wide bool)) {
 	buf := make([]byte, 0, 64)
 	start := -1
-	sigma := false // the word's last letter was a capital sigma (each)
+	// wide: buf holds a byte beyond ASCII; sigma: its last letter was a
+	// capital sigma, which lower-cases to the final form at the end of a
+	// word, as Bleve's lower-case filter does.
+	wide, sigma := false, false
 	end := func(i int) {
 		if sigma {
 			finalSigma(buf)
 		}
-		fn(start, i, buf)
-		buf, start, sigma = buf[:0], -1, false
+		fn(start, i, buf, wide)
+		buf, start, wide, sigma = buf[:0], -1, false, false
 	}
 	for i := 0; i < len(text); {
 		if c := text[i]; c < utf8.RuneSelf {
@@ -231,13 +192,13 @@ func words(text string, fn func(start, end int, lower []byte)) {
 				start = i
 			}
 			buf = append(buf, text[i:i+n]...)
-			sigma = false
+			wide, sigma = true, false
 		case wordRune(r):
 			if start < 0 {
 				start = i
 			}
 			buf = utf8.AppendRune(buf, unicode.ToLower(r))
-			sigma = r == 'Σ'
+			wide, sigma = true, r == 'Σ'
 		case start >= 0:
 			end(i)
 		}
@@ -270,7 +231,7 @@ func (a *fastAnalyzer) spans(text string, want map[string]bool, cache stemCache)
 		return nil
 	}
 	var out []span
-	words(text, func(start, end int, lower []byte) {
+	words(text, func(start, end int, lower []byte, wide bool) {
 		maybe := false
 		for _, p := range prefixes {
 			if bytes.Contains(lower, p) {
@@ -282,7 +243,7 @@ func (a *fastAnalyzer) spans(text string, want map[string]bool, cache stemCache)
 			return
 		}
 		hit := false
-		a.each(string(lower), cache, func(t string) { hit = hit || want[t] })
+		a.word(lower, wide, cache, func(t string) { hit = hit || want[t] })
 		if hit {
 			out = append(out, span{start, end})
 		}
@@ -310,8 +271,8 @@ func asciiLower(text string) []byte {
 // identifiers, for phrase matching.
 func (a *fastAnalyzer) sequence(text string, cache stemCache) []string {
 	var out []string
-	words(text, func(_, _ int, lower []byte) {
-		a.splitScripts(lower, true, cache, func(t string) { out = append(out, t) })
+	words(text, func(_, _ int, lower []byte, wide bool) {
+		a.splitScripts(lower, wide, cache, func(t string) { out = append(out, t) })
 	})
 	return out
 }

@@ -61,10 +61,10 @@ func (ix *Index) analyseSnips(c *incidentlib.Case) *docSnips {
 			st := snipText{text: flatten(sn.s.Text(c).In(lang)), off: []int32{0}}
 			st.esc, st.shifts = escapeShifts(st.text)
 			byTerm := map[string][]int32{}
-			words(st.text, func(start, end int, lower []byte) {
+			words(st.text, func(start, end int, lower []byte, wide bool) {
 				w := int32(len(st.words))
 				held := false
-				ix.fast.each(string(lower), cache, func(t string) {
+				ix.fast.word(lower, wide, cache, func(t string) {
 					if ws := byTerm[t]; len(ws) == 0 || ws[len(ws)-1] != w {
 						byTerm[t] = append(ws, w)
 					}
